@@ -1,0 +1,1 @@
+"""Network compiler: layer-and-connect descriptions to RAP programs."""

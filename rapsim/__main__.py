@@ -1,0 +1,5 @@
+import sys
+
+from rapsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``rap`` command line (see rapsim.cli)."""
