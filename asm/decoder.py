@@ -84,6 +84,9 @@ def decode(word: int) -> Decoded | None:
         form = isa.FORMS[idx]
         if word & form.mask != form.opcode:
             continue
+        if form.operands and form.operands[0].kind is Kind.DPIMM \
+                and isa.field_get(word, form.operands[0].field) > 0xFF:
+            continue               # LDI imm, DP with bits beyond a page number: plain LDI
         cond = None
         if form.cond_field is not None:
             cond = isa.field_get(word, form.cond_field)
@@ -101,16 +104,36 @@ def decode(word: int) -> Decoded | None:
 
 
 def is_canonical(d: Decoded) -> bool:
-    """True if the assembler encodes this instruction back to the same word."""
-    for spec, op in zip(d.form.operands, d.operands):
-        if isinstance(op, IndOp):
-            m = isa.INDIRECT_MODES[op.mode]
-            if spec.kind is Kind.IND and m.index is not Index.DISP and op.disp != 0:
-                return False
-        if spec.kind is Kind.FIMM and isa.field_get(d.word, spec.field) >> 12 == 8 \
-                and isa.field_get(d.word, spec.field) != 0x8000:
-            return False          # a zero with fraction bits set: written back as 0x8000
-    return True
+    """True if the assembler encodes this instruction back to the same word.
+
+    Decided by the encoder itself (:func:`rapsim.asm.encoder.encode` on the
+    decoded operands), so that it stays true to whatever form the encoder
+    chooses.  Words it rejects include indirect operands with displacement
+    bits the mode ignores, short-float zeros with fraction bits, and forms
+    the encoder never picks for their operands.
+    """
+    from .encoder import EncodeError, encode, encode_parallel
+
+    ops = [_encodable(spec.kind, op, d.form) for spec, op in zip(d.form.operands, d.operands)]
+    try:
+        if d.form.is_parallel:
+            a, b = d.form.parts
+            k = d.form.split
+            enc = encode_parallel(a, ops[:k], b, ops[k:])
+        else:
+            enc = encode(d.mnemonic, ops)
+    except EncodeError:
+        return False
+    return enc.word == d.word and not enc.fixups
+
+
+def _encodable(kind: Kind, op, form: Form):
+    """A decoded operand as the encoder takes it (at address 0)."""
+    if kind is Kind.PCREL:
+        return ImmOp(op.value + form.pcrel_base)        # the target, seen from address 0
+    if isinstance(op, IndOp) and isa.INDIRECT_MODES[op.mode].index is not Index.DISP:
+        return IndOp(op.mode, op.ar, None)
+    return op
 
 
 def _hex(v: int, digits: int = 0) -> str:
@@ -173,4 +196,4 @@ def format_instruction(d: Decoded, pc: int | None = None, label: LabelFn | None 
         s = d.form.split
         return f"{a:<6} {','.join(texts[:s])} || {b:<6} {','.join(texts[s:])}"
     m = d.mnemonic
-    return f"{m:<8}{','.join(texts)}".rstrip() if texts else m
+    return f"{m:<7} {','.join(texts)}" if texts else m

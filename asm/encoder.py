@@ -277,24 +277,32 @@ def encode_parallel(m1: str, ops1: list[ParsedOperand], m2: str, ops2: list[Pars
     order."""
     n1, n2 = len(ops1), len(ops2)
     tried: list[Form] = []
+    candidates = []
     for a, b in itertools.product(_norm_part(m1), _norm_part(m2)):
         for swapped, forms in ((False, isa.lookup_parallel(a, b)), (True, isa.lookup_parallel(b, a))):
             for form in forms:
                 tried.append(form)
-                first, second = (ops2, ops1) if swapped else (ops1, ops2)
+                candidates.append((swapped, form))
+    # operands as written first, in every form; commuted sources only after
+    for commute in range(4):
+        for swapped, form in candidates:
+            first, second = (ops2, ops1) if swapped else (ops1, ops2)
+            if commute & 1 and not (form.commutative[0] and len(first) >= 2):
+                continue
+            if commute & 2 and not (form.commutative[1] and len(second) >= 2):
+                continue
+            o1 = list(range(len(first)))
+            o2 = list(range(len(second)))
+            if commute & 1:
+                o1[0], o1[1] = 1, 0
+            if commute & 2:
+                o2[0], o2[1] = 1, 0
+            ops = [first[i] for i in o1] + [second[i] for i in o2]
+            if _parallel_operands_fit(form, ops):
                 # operand positions as written by the user, for error reporting
                 base1, base2 = (n1, 0) if swapped else (0, n1)
-                orders1 = [list(range(len(first)))]
-                if form.commutative[0] and len(first) >= 2:
-                    orders1.append([1, 0] + list(range(2, len(first))))
-                orders2 = [list(range(len(second)))]
-                if form.commutative[1] and len(second) >= 2:
-                    orders2.append([1, 0] + list(range(2, len(second))))
-                for o1, o2 in itertools.product(orders1, orders2):
-                    ops = [first[i] for i in o1] + [second[i] for i in o2]
-                    if _parallel_operands_fit(form, ops):
-                        order = [base1 + i for i in o1] + [base2 + i for i in o2]
-                        return _build(form, None, ops, pc, section, order)
+                order = [base1 + i for i in o1] + [base2 + i for i in o2]
+                return _build(form, None, ops, pc, section, order)
     if not tried:
         for m in (m1, m2):
             if not isa.lookup(m.upper()) and not isa.lookup(m.upper() + "3"):

@@ -247,6 +247,7 @@ VALUE_KINDS = frozenset({Kind.SIMM, Kind.UIMM, Kind.FIMM, Kind.ADDR24, Kind.PCRE
 class Operand:
     kind: Kind
     field: str
+    store: bool = False     # a memory operand that is written (stores)
 
 
 class Timing(enum.Enum):
@@ -306,8 +307,8 @@ G_REG, G_DIR, G_IND, G_IMM = 0, 1, 2, 3
 _MASK_G = 0xFFE00000          # opcode + G fixed; dst and src free
 
 
-def _op(kind: Kind, fld: str) -> Operand:
-    return Operand(kind, fld)
+def _op(kind: Kind, fld: str, store: bool = False) -> Operand:
+    return Operand(kind, fld, store)
 
 
 def _general(name: str, opc6: int, src_imm: Kind | None, *, fsrc: bool = False,
@@ -333,8 +334,8 @@ def _store(name: str, opc6: int, *, fsrc: bool, timing: Timing = Timing.STD) -> 
     the source register in the dst field; syntax ``name src, dst``."""
     base = opc6 << 23
     reg = _op(Kind.FREG if fsrc else Kind.REG, "dst")
-    return [Form(name, base | G_DIR << _G_SHIFT, _MASK_G, (reg, _op(Kind.DIR, "src")), name, timing),
-            Form(name, base | G_IND << _G_SHIFT, _MASK_G, (reg, _op(Kind.IND, "src")), name, timing)]
+    return [Form(name, base | G_DIR << _G_SHIFT, _MASK_G, (reg, _op(Kind.DIR, "src", True)), name, timing),
+            Form(name, base | G_IND << _G_SHIFT, _MASK_G, (reg, _op(Kind.IND, "src", True)), name, timing)]
 
 
 def _three(name: str, opc5: int, *, fl: bool, nodst: bool = False,
@@ -381,7 +382,7 @@ def _par_store(first: str, second: str, opc: int, *, fl: bool, three: bool = Fal
     (indirect).  Syntax ``first [src1,] src2, dst1 || second src3, dst2``.
     """
     store = _op(Kind.PREG, "pr16")
-    dst2 = _op(Kind.IND8, "pind8")
+    dst2 = _op(Kind.IND8, "pind8", True)
     src2 = _op(Kind.IND8, "pind0")
     dst1 = _op(Kind.PREG, "pr22")
     if three:
@@ -409,22 +410,27 @@ def _par_stores(name: str, opc: int) -> list[Form]:
     """STF||STF and STI||STI (13-221, 13-229): bits 24-22 src2, 18-16 src1,
     15-8 dst1, 7-0 dst2; syntax ``name src2, dst2 || name src1, dst1``."""
     return [Form(f"{name}||{name}", opc, _MASK_PAR | 0x00380000,
-                 (_op(Kind.PREG, "pr22"), _op(Kind.IND8, "pind0"),
-                  _op(Kind.PREG, "pr16"), _op(Kind.IND8, "pind8")),
+                 (_op(Kind.PREG, "pr22"), _op(Kind.IND8, "pind0", True),
+                  _op(Kind.PREG, "pr16"), _op(Kind.IND8, "pind8", True)),
                  f"{name}||{name}", parts=(name, name), split=2)]
 
 
-# Multiply || add/subtract (13.2, figure 13-5):
+# Multiply || add/subtract (13.2, figure 13-3):
 #   10 oo PP d1 d2 src1(21-19) src2(18-16) src3(15-8) src4(7-0)
 # src1/src2 are registers R0-R7, src3/src4 indirect.  The P field decides
-# which sources feed which operation; syntax
-#   MPYx3 srcA, srcB, dst1 || ADDx3/SUBx3 srcC, srcD, dst2
-# (dst1 = R0/R1, dst2 = R2/R3), with (srcA, srcB, srcC, srcD) =
+# which sources feed which operation (multiply / add or subtract):
+#   P=00: src3*src4, src1+-src2    P=01: src3*src1, src4+-src2
+#   P=10: src1*src2, src3+-src4    P=11: src3*src1, src2+-src4
+# Syntax: MPYx3 srcA, srcB, dst1 || ADDx3/SUBx3 srcC, srcD, dst2 (dst1 =
+# R0/R1, dst2 = R2/R3); the subtraction computes srcD - srcC, as every C30
+# subtraction computes "second written operand minus first".  The fields of
+# (srcA, srcB, srcC, srcD) for each P, in the operand order of the GNU
+# assembler's table (which agrees with the guide's subtraction direction):
 _MPY_ADD_P = {
-    0: ("pind8", "pind0", "pr19", "pr16"),
-    1: ("pind8", "pr19", "pind0", "pr16"),
-    2: ("pr19", "pr16", "pind8", "pind0"),
-    3: ("pind8", "pr19", "pr16", "pind0"),
+    0: ("pind0", "pind8", "pr16", "pr19"),
+    1: ("pind8", "pr19", "pr16", "pind0"),
+    2: ("pr16", "pr19", "pind0", "pind8"),
+    3: ("pind8", "pr19", "pind0", "pr16"),
 }
 
 
@@ -482,7 +488,10 @@ def _build_forms() -> list[Form]:
     F += _general("LDFI", 0x0F, None, fdst=True, modes=(G_DIR, G_IND), timing=Timing.INTERLOCK,
                   float_result=True)
     F += _general("LDI", 0x10, S)
-    # LDP: "LDI addr>>16, DP" written with the address (13-135).
+    # LDP addr: loads DP with bits 23-16 of addr, encoded as "LDI imm, DP"
+    # (0x087000pp).  Choice: the guide's LDP page could not be checked here;
+    # binutils emits the C4x "LDIU imm, DP" word (0x507000pp) instead, which a
+    # C30 executes identically (LDIcond with condition U).  docs/assembler.md.
     F.append(Form("LDP", 0x10 << 23 | G_IMM << _G_SHIFT | REG_DP << 16, 0xFFFF0000,
                   (_op(Kind.DPIMM, "src"),), "LDI"))
     F += _general("LDII", 0x11, None, modes=(G_DIR, G_IND), timing=Timing.INTERLOCK)
@@ -496,6 +505,7 @@ def _build_forms() -> list[Form]:
     # NOP (13-171): no operand, or an indirect operand whose ARn is updated.
     F.append(Form("NOP", 0x0C800000, 0xFFFFFFFF, (), "NOP"))
     F.append(Form("NOP", 0x0C800000 | G_IND << _G_SHIFT, 0xFFFF0000, (_op(Kind.IND, "src"),), "NOP"))
+    F.append(Form("NOP", 0x0C800000, 0xFFFF0000, (_op(Kind.REG, "src"),), "NOP"))
     F += _general("NORM", 0x1A, FL, fsrc=True, fdst=True, float_result=True)
     F += _general("NOT", 0x1B, U)
     # POP/POPF/PUSH/PUSHF (13-180..13-186): G = 01, register in the dst field.
@@ -519,6 +529,8 @@ def _build_forms() -> list[Form]:
     F += _store("STFI", 0x29, fsrc=True, timing=Timing.INTERLOCK)
     F += _store("STI", 0x2A, fsrc=False)
     F += _store("STII", 0x2B, fsrc=False, timing=Timing.INTERLOCK)
+    # SIGI (guide 7-13, table 7-2): interlocked signal, no operands.
+    F.append(Form("SIGI", 0x16000000, 0xFFFFFFFF, (), "SIGI", Timing.INTERLOCK))
     F += _general("SUBB", 0x2D, S)
     F += _general("SUBC", 0x2E, S)
     F += _general("SUBF", 0x2F, FL, fsrc=True, fdst=True, float_result=True)

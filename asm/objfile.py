@@ -36,6 +36,8 @@ Image header::
 
 Readers check the magic, the version, the header's structure and every slice
 against the payload, and raise :class:`ObjectFormatError` naming the file.
+docs/object-format.md describes the format in full (and archives, which
+:mod:`rapsim.asm.archive` reads and writes).
 """
 from __future__ import annotations
 
@@ -139,11 +141,17 @@ def _pack(magic: bytes, header: dict, blobs: list[np.ndarray]) -> bytes:
     return _PREFIX.pack(magic, FORMAT_VERSION, 0, len(h)) + h + payload
 
 
-def _write_atomic(path: str | os.PathLike, data: bytes) -> None:
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file renamed over it, so
+    that a failed write never leaves a truncated file behind."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def object_bytes(obj: ObjectFile) -> bytes:
@@ -168,7 +176,7 @@ def object_bytes(obj: ObjectFile) -> bytes:
 
 
 def write_object(obj: ObjectFile, path: str | os.PathLike) -> None:
-    _write_atomic(path, object_bytes(obj))
+    write_atomic(path, object_bytes(obj))
 
 
 def image_bytes(img: Image) -> bytes:
@@ -188,7 +196,7 @@ def image_bytes(img: Image) -> bytes:
 
 
 def write_image(img: Image, path: str | os.PathLike) -> None:
-    _write_atomic(path, image_bytes(img))
+    write_atomic(path, image_bytes(img))
 
 
 # ---------------------------------------------------------------------------
@@ -250,6 +258,9 @@ def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
             sec = Section(s["name"], s["kind"], s["size"], align=s.get("align", 1))
             sec.data = _slice(payload, s["data"], s["size"], name, f"section {s['name']}")
             _need((sec.data is None) == (s["kind"] == "bss"), name, f"section {s['name']}")
+            _need(obj.section(s["name"]) is None, name, f"section table ({s['name']} appears twice)")
+            _need(s["kind"] != "bss" or not s.get("relocs"), name,
+                  f"section {s['name']} (relocations in an uninitialised section)")
             for r in s.get("relocs", []):
                 _need(isinstance(r, list) and len(r) == 4 and _is_int(r[0]) and 0 <= r[0] < s["size"]
                       and isinstance(r[2], str) and _is_int(r[3]), name, f"relocation in {s['name']}")
@@ -267,6 +278,8 @@ def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
             _need(isinstance(y, dict) and isinstance(y["name"], str) and _is_int(y["value"])
                   and (y["section"] is None or isinstance(y["section"], str))
                   and y["binding"] in ("local", "global", "undefined"), name, "symbol entry")
+            _need(y["section"] is None or obj.section(y["section"]) is not None, name,
+                  f"symbol {y['name']!r} (its section {y['section']!r} does not exist)")
             obj.symbols.append(Symbol(y["name"], y["section"], y["value"], y["binding"]))
     except (KeyError, TypeError) as e:
         raise ObjectFormatError(f"{name}: corrupt header (missing or malformed {e})") from None
@@ -300,7 +313,9 @@ def parse_image(data: bytes, name: str = "<image>") -> Image:
     return img
 
 
-def _read(path: str | os.PathLike) -> bytes:
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of a file; an unreadable or missing file is an
+    :class:`ObjectFormatError` naming it."""
     try:
         return Path(path).read_bytes()
     except OSError as e:
@@ -308,11 +323,11 @@ def _read(path: str | os.PathLike) -> bytes:
 
 
 def read_object(path: str | os.PathLike) -> ObjectFile:
-    return parse_object(_read(path), str(path))
+    return parse_object(read_bytes(path), str(path))
 
 
 def read_image(path: str | os.PathLike) -> Image:
-    return parse_image(_read(path), str(path))
+    return parse_image(read_bytes(path), str(path))
 
 
 def file_kind(data: bytes) -> str | None:

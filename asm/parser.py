@@ -1,0 +1,428 @@
+"""Parsing source lines into statements.
+
+A line is split in Python into its label (an identifier in column 1, colon
+optional), its statement and its comment (:func:`split_line`); the
+statement is parsed by a Lark LALR parser (``grammar.lark``) whose callbacks
+build the objects below directly (no parse tree).  Statements are cached by
+their text: the same instruction written twice is parsed once, and the
+objects are shared, so they are never modified after parsing (columns are
+relative to the statement's text; the caller adds the line's offset).
+
+Operands come out as the :mod:`rapsim.asm.operands` classes the encoder
+takes, holding either numbers (ready to encode as they are) or expression
+trees of :mod:`rapsim.asm.expr` to evaluate first.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from . import isa
+from .expr import Here, Sym, Un, build, is_const, unary
+from .operands import DirOp, ImmOp, IndOp, RegOp
+
+__all__ = ["Instr", "Directive", "Str", "Bad", "AsmSyntaxError", "parse_statement",
+           "split_line", "parse_number", "REGISTERS", "is_reserved", "LineError"]
+
+#: Register names (upper case) -> number.
+REGISTERS = dict(isa.REG)
+
+
+def is_reserved(name: str) -> bool:
+    """Register names (C30 and C4x) cannot be symbols."""
+    u = name.upper()
+    return u in REGISTERS or u in isa.C4X_ONLY_REGISTERS
+
+
+class AsmSyntaxError(Exception):
+    """A statement cannot be parsed; ``col`` is 1-based, relative to the text parsed."""
+
+    def __init__(self, message: str, col: int):
+        super().__init__(message)
+        self.col = col
+
+
+LineError = AsmSyntaxError
+
+
+# ---------------------------------------------------------------------------
+# Statements
+# ---------------------------------------------------------------------------
+
+class Instr:
+    """An instruction, or a parallel pair (``par`` is the second instruction).
+
+    ``lead`` marks a TI-style continuation line ``|| INSTR``.  ``const``
+    tells that every operand is a number, so the encoding does not depend
+    on the symbol table; the assembler then caches it in ``word``/``timing``.
+    """
+    __slots__ = ("mnem", "col", "ops", "par", "lead", "const", "word", "timing")
+
+    def __init__(self, mnem: str, col: int, ops: tuple, par: "Instr | None" = None,
+                 lead: bool = False):
+        self.mnem = mnem
+        self.col = col
+        self.ops = ops
+        self.par = par
+        self.lead = lead
+        self.const = all(_op_const(o) for o in ops) and (par is None or par.const)
+        self.word = None
+        self.timing = None
+
+    def pair(self, second: "Instr") -> "Instr":
+        """This instruction in parallel with ``second``."""
+        return Instr(self.mnem, self.col, self.ops, second)
+
+    def __repr__(self) -> str:
+        s = f"Instr({self.mnem!r}, {self.ops!r}"
+        return s + (f", par={self.par!r})" if self.par else ")")
+
+
+class Directive:
+    """A directive: lower-case name with its dot, and its arguments
+    (expressions or :class:`Str`, each as ``(node, col)``)."""
+    __slots__ = ("name", "col", "args")
+
+    def __init__(self, name: str, col: int, args: tuple):
+        self.name = name
+        self.col = col
+        self.args = args
+
+    def __repr__(self) -> str:
+        return f"Directive({self.name!r}, {self.args!r})"
+
+
+class Str:
+    """A string argument ``"text"`` (doubled quotes already undone)."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Str({self.text!r})"
+
+
+class Bad:
+    """A statement that did not parse: the error to report when reached."""
+    __slots__ = ("msg", "col")
+
+    def __init__(self, msg: str, col: int):
+        self.msg = msg
+        self.col = col
+
+
+def _op_const(op) -> bool:
+    t = type(op)
+    if t is RegOp:
+        return True
+    if t is IndOp:
+        return op.disp is None or type(op.disp) is int
+    return is_const(op.value)
+
+
+# ---------------------------------------------------------------------------
+# Number literals
+# ---------------------------------------------------------------------------
+
+_FLOAT_RE = re.compile(r"\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+")
+_RADIX = (("h", 16, "0123456789abcdef"), ("b", 2, "01"), ("q", 8, "01234567"),
+          ("o", 8, "01234567"))
+
+
+def parse_number(text: str) -> int | float:
+    """Value of a number literal: decimal ``42``, hex ``0x2A`` or ``2Ah``,
+    binary ``101010b``, octal ``52q`` (or ``52o``), float ``1.5``,
+    ``2.5e-3``, ``1e3``.  Raises ValueError."""
+    low = text.lower()
+    if low.isdigit():
+        return int(low, 10)
+    if low.startswith("0x") and len(low) > 2:
+        return int(low[2:], 16)           # ValueError on a bad digit
+    if _FLOAT_RE.fullmatch(low):
+        return float(low)
+    for suffix, base, digits in _RADIX:
+        if low.endswith(suffix) and len(low) > 1 and all(c in digits for c in low[:-1]):
+            return int(low[:-1], base)
+    raise ValueError(text)
+
+
+# ---------------------------------------------------------------------------
+# Indirect operands
+# ---------------------------------------------------------------------------
+
+_IND_RE = re.compile(r"\*(\+\+|--|\+|-)?AR([0-7])(\+\+|--)?(?:\((IR[01]|\d+)\))?(%)?(B)?", re.I)
+
+
+def _indirect(col: int, pre, ar: str, arcol: int, post, postcol, index, circ, suffix,
+              sufcol) -> IndOp:
+    """The IndOp of ``*`` pre ``ar`` post ``(index)`` ``%`` suffix."""
+    arn = ar.upper()
+    if not (len(arn) == 3 and arn.startswith("AR") and arn[2] in "01234567"):
+        raise AsmSyntaxError(f"malformed indirect operand: expected AR0-AR7 after '*', "
+                             f"not '{ar}'", arcol)
+    if pre is not None and post is not None:
+        raise AsmSyntaxError("malformed indirect operand: ARn cannot be modified both "
+                             "before and after", postcol)
+    if suffix is not None and suffix.upper() != "B":
+        raise AsmSyntaxError(f"malformed indirect operand: unexpected '{suffix}'", sufcol)
+    disp = None
+    if index is None:
+        kind = isa.Index.DISP if (pre or post) else isa.Index.NONE
+    else:
+        node = index[0]
+        name = node.name.upper() if type(node) is Sym else None
+        if name in ("IR0", "IR1"):
+            kind = isa.Index.IR0 if name == "IR0" else isa.Index.IR1
+        elif name is not None and name in REGISTERS:
+            raise AsmSyntaxError(f"malformed indirect operand: the index must be a "
+                                 f"displacement, IR0 or IR1, not {name}", index[1])
+        else:
+            kind, disp = isa.Index.DISP, node
+    mode = isa.indirect_mode_code(str(pre or ""), str(post or ""), kind,
+                                  circular=circ is not None, bitrev=suffix is not None)
+    if mode is None:
+        raise AsmSyntaxError("malformed indirect operand: no such addressing mode "
+                             "(see the indirect modes in docs/assembler.md)", col)
+    return IndOp(mode, int(arn[2]), disp, col)
+
+
+# ---------------------------------------------------------------------------
+# The Lark callbacks: terms are (node, col) pairs; statements are objects
+# ---------------------------------------------------------------------------
+
+def _col(tok: Token) -> int:
+    return tok.column
+
+
+class _Callbacks:
+    """Lark inline transformer: called during the LALR parse."""
+
+    # -- terms ------------------------------------------------------------
+    def number(self, c):
+        tok = c[0]
+        try:
+            return parse_number(tok), _col(tok)
+        except ValueError:
+            raise AsmSyntaxError(f"bad number literal '{tok}'", _col(tok)) from None
+
+    def symbol(self, c):
+        tok = c[0]
+        up = tok.upper()
+        if up in isa.C4X_ONLY_REGISTERS:
+            raise AsmSyntaxError(f"{up} is a TMS320C4x register, not available on the TMS320C30",
+                                 _col(tok))
+        return Sym(str(tok), _col(tok)), _col(tok)
+
+    def here(self, c):
+        return Here(_col(c[0])), _col(c[0])
+
+    def char(self, c):
+        tok = c[0]
+        body = tok[1:-1].replace("''", "'")
+        if len(body) != 1:
+            raise AsmSyntaxError("a character constant holds exactly one character", _col(tok))
+        return ord(body), _col(tok)
+
+    def paren(self, c):
+        return c[1][0], _col(c[0])
+
+    def unary(self, c):
+        op, (node, _) = c
+        col = _col(op)
+        if is_const(node):
+            try:
+                return unary(str(op), node, col), col
+            except Exception:  # noqa: BLE001 - reported at evaluation
+                pass
+        return Un(str(op), node, col), col
+
+    def expr(self, c):
+        if len(c) == 1:
+            return c[0]
+        terms = [t[0] for t in c[0::2]]
+        ops = [(str(o), _col(o)) for o in c[1::2]]
+        return build(terms, ops), c[0][1]
+
+    # -- operands ---------------------------------------------------------
+    def immediate(self, c):
+        node, col = c[0]
+        return ImmOp(node, col)
+
+    def register(self, c):
+        tok = c[0]
+        return RegOp(REGISTERS[tok.upper()], _col(tok))
+
+    def direct(self, c):
+        return DirOp(c[1][0], _col(c[0]))
+
+    def simple_indirect(self, c):
+        tok = c[0]
+        m = _IND_RE.fullmatch(tok)
+        pre, ar, post, index, circ, bitrev = m.groups()
+        col = _col(tok)
+        if index is None:
+            index = None
+        elif index[0] in "iI":
+            index = (Sym(index, col), col)
+        else:
+            index = (int(index), col)
+        return _indirect(col, pre, ar, col, post, col, index, circ, bitrev, col)
+
+    def indirect(self, c):
+        star, pre, ar, post, index, circ, suffix = c
+        if type(index) is Token:                      # a REG token: IR0, IR1 or a mistake
+            index = (Sym(str(index), _col(index)), _col(index))
+        return _indirect(_col(star), pre, ar, _col(ar), post, post and _col(post), index,
+                         circ, suffix, suffix and _col(suffix))
+
+    # -- statements -------------------------------------------------------
+    def instr(self, c):
+        m = c[0]
+        ops = tuple(o for o in c[1:] if o is not None)
+        return Instr(m.upper(), _col(m), ops)
+
+    def single(self, c):
+        return c[0]
+
+    def parallel(self, c):
+        return c[0].pair(c[2])
+
+    def continuation(self, c):
+        i = c[1]
+        out = Instr(i.mnem, i.col, i.ops, lead=True)
+        return out
+
+    def string(self, c):
+        tok = c[0]
+        return Str(tok[1:-1].replace('""', '"')), _col(tok)
+
+    def directive(self, c):
+        d = c[0]
+        args = tuple(a for a in c[1:] if a is not None)
+        return Directive(d.lower(), _col(d), args)
+
+
+_GRAMMAR = Path(__file__).with_name("grammar.lark")
+_parser: Lark | None = None
+
+
+def _get_parser() -> Lark:
+    global _parser
+    if _parser is None:
+        _parser = Lark(_GRAMMAR.read_text(), parser="lalr", lexer="contextual",
+                       transformer=_Callbacks(), maybe_placeholders=True)
+    return _parser
+
+
+# ---------------------------------------------------------------------------
+# Errors of the parser, as messages
+# ---------------------------------------------------------------------------
+
+_TOKEN_TEXT = {"$END": "end of line", "IDENT": "name", "NUMBER": "number",
+               "DIRECTIVE": "directive", "STRING": "string", "CHAR": "character constant",
+               "PAR": "'||'"}
+
+
+def _expected_text(expected: set[str]) -> str:
+    if expected & {"NUMBER", "IDENT", "LPAR"}:
+        return "an operand or expression"
+    if expected & {"COMMA", "$END"}:
+        return "an operator, ',' or the end of the statement"
+    if "RPAR" in expected:
+        return "an operator or ')'"
+    return ""
+
+
+def _message(e: UnexpectedInput, text: str) -> tuple[str, int]:
+    if isinstance(e, UnexpectedCharacters):
+        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
+        if ch == "?":
+            return "'?' may end a label only inside a macro", e.column
+        return f"unexpected character {ch!r}", e.column
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type == "$END":
+            what, col = "end of line", len(text) + 1
+        else:
+            what = _TOKEN_TEXT.get(tok.type)
+            what = f"{what} '{tok}'" if what else f"'{tok}'"
+            col = tok.column
+        exp = _expected_text(set(e.expected))
+        return f"syntax error: unexpected {what}" + (f", expected {exp}" if exp else ""), col
+    return f"syntax error: {e}", getattr(e, "column", 1) or 1
+
+
+# ---------------------------------------------------------------------------
+# Public entry points
+# ---------------------------------------------------------------------------
+
+_cache: dict[str, object] = {}
+_CACHE_LIMIT = 200_000
+
+
+def parse_statement(text: str):
+    """Parse one statement (no label, no leading blanks): an :class:`Instr`,
+    a :class:`Directive`, or a :class:`Bad` holding the error."""
+    st = _cache.get(text)
+    if st is not None:
+        return st
+    try:
+        st = _get_parser().parse(text)
+    except AsmSyntaxError as e:
+        st = Bad(str(e), e.col)
+    except UnexpectedInput as e:
+        orig = getattr(e, "orig_exc", None)
+        if isinstance(orig, AsmSyntaxError):
+            st = Bad(str(orig), orig.col)
+        else:
+            st = Bad(*_message(e, text))
+    if len(_cache) >= _CACHE_LIMIT:
+        _cache.clear()
+    _cache[text] = st
+    return st
+
+
+_LABEL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+def split_line(line: str) -> tuple[str | None, str, int]:
+    """``(label, statement, column of the statement)`` of a source line.
+
+    Column 1 holds a label (an identifier, colon optional), a ``*`` or ``;``
+    comment, or blanks.  As a convenience a directive (``.``) or a parallel
+    bar (``||``) may also start in column 1.  The statement comes back
+    without its comment when that can be cut without parsing (no quote
+    before the ``;``).  Raises :class:`AsmSyntaxError` for a bad label.
+    """
+    if not line:
+        return None, "", 0
+    c = line[0]
+    label = None
+    if c == " " or c == "\t":
+        rest = line
+    elif c == "*" or c == ";":
+        return None, "", 0
+    elif c == "." or c == "|":
+        rest = line
+    else:
+        m = _LABEL_RE.match(line)
+        if m is None:
+            raise AsmSyntaxError(f"invalid label: a label starts with a letter or '_', "
+                                 f"not {c!r} (indent instructions)", 1)
+        label = m.group()
+        end = m.end()
+        if end < len(line) and line[end] == ":":
+            end += 1
+        elif end < len(line) and line[end] not in " \t;\r":
+            raise AsmSyntaxError(f"invalid character {line[end]!r} in label", end + 1)
+        rest = line[end:]
+    stmt = rest.lstrip(" \t")
+    col = len(line) - len(stmt) + 1
+    i = stmt.find(";")
+    if i >= 0 and '"' not in stmt[:i] and "'" not in stmt[:i]:
+        stmt = stmt[:i]
+    return label, stmt.rstrip(), col

@@ -1,0 +1,346 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The cycle-level core of the RAP simulator (C-level Cython, no Python object
+per simulated instruction).
+
+The model lives in rapsim/core/*.pxi, one concern per file: state.pxi (the
+node and link structs), memory.pxi (address decoding), decode.pxi (the
+pre-decoder over the generated ISA table), fpu.pxi and alu.pxi (arithmetic),
+ops.pxi (instruction semantics), execute.pxi (one instruction through the
+pipeline stages), timing.pxi (every cycle rule), ring.pxi (the ring) and
+schedule.pxi (running many nodes).  This module only wraps them for Python:
+see rapsim.machine for the documented API.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.string cimport memcpy
+
+include "_isa_gen.pxi"
+include "core/state.pxi"
+include "core/memory.pxi"
+include "core/fpu.pxi"
+include "core/alu.pxi"
+include "core/timing.pxi"
+include "core/ring.pxi"
+include "core/decode.pxi"
+include "core/execute.pxi"
+include "core/ops.pxi"
+include "core/schedule.pxi"
+
+cnp.import_array()
+
+# Python names of the C enums (rapsim.machine maps them to text).
+EVENTS = {EV_DONE: "done", EV_HOSTCALL: "hostcall", EV_ERROR: "error", EV_BREAK: "break",
+          EV_LIMIT: "limit", EV_DEADLOCK: "deadlock", EV_IDLE: "idle"}
+STATUS = {ST_RUNNING: "running", ST_EXITED: "exited", ST_ERROR: "error", ST_HOSTCALL: "hostcall",
+          ST_RING_READ: "ring-read", ST_RING_WRITE: "ring-write", ST_RING_SYNC: "ring-sync",
+          ST_IDLE: "idle", ST_BREAK: "break", ST_LIMIT: "limit"}
+ERRORS = {ERR_NONE: "none", ERR_ILLEGAL: "illegal instruction",
+          ERR_FETCH: "instruction fetch from an unmapped address",
+          ERR_READ: "data read from an unmapped address",
+          ERR_WRITE: "data write to an unmapped or read-only address",
+          ERR_DELAY_SLOT: "branch, call, return, trap, repeat or IDLE in the delay slots of a delayed branch",
+          ERR_RPTS_TARGET: "RPTS cannot repeat a branch, call, return, trap, repeat or IDLE",
+          ERR_HOST: "host call rejected",
+          ERR_RING_MULTI: "more than one ring read or ring write in one instruction"}
+STALL_CAUSES = ("branch", "register_conflict", "memory_wait", "bus_conflict",
+                "ring_read", "ring_write", "host_call")
+REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
+
+
+cdef void reset_node(Node* n) noexcept nogil:
+    cdef int i
+    for i in range(32):
+        n.r[i] = 0
+    for i in range(8):
+        n.rexp[i] = FZERO_EXP
+    n.pc = 0
+    n.dslots = 0
+    n.dtarget = 0
+    n.dtaken = 0
+    n.rpts = 0
+    n.rpts_pc = 0
+    n.fwd_count = 0
+    n.status = ST_RUNNING
+    n.err_code = ERR_NONE
+    n.err_pc = 0
+    n.err_word = 0
+    n.err_addr = 0
+    n.hostcall_addr = 0
+    n.exit_status = 0
+    n.cycle = 0
+    n.instret = 0
+    for i in range(NSTALL):
+        n.stall[i] = 0
+    for i in range(NREGION):
+        n.acc_read[i] = 0
+        n.acc_write[i] = 0
+        n.acc_fetch[i] = 0
+    n.cache_hits = 0
+    n.cache_misses = 0
+    n.ring_sent = 0
+    n.ring_received = 0
+    n.ring_forwarded = 0
+    n.host_calls = 0
+    for i in range(3):
+        n.grp_ready[i] = 0
+    cache_clear(n)
+    n.pend_valid = 0
+    n.lb = 0
+
+
+cdef class Machine:
+    """N simulated nodes joined by the ring (low level; see rapsim.machine)."""
+    cdef Node* nodes
+    cdef Link* links
+    cdef readonly int count
+
+    def __cinit__(self, int count, uint32_t sram_words, uint32_t dram_words, waits,
+                  int64_t hostcall_cycles):
+        cdef int i
+        cdef Node* n
+        if count < 1:
+            raise ValueError("a machine needs at least one node")
+        self.nodes = <Node*>calloc(count, sizeof(Node))
+        self.links = <Link*>calloc(count, sizeof(Link))
+        if self.nodes == NULL or self.links == NULL:
+            raise MemoryError("cannot allocate the machine")
+        self.count = count
+        for i in range(count):
+            n = &self.nodes[i]
+            if alloc_node_memory(n, sram_words, dram_words) != 0:
+                raise MemoryError(f"cannot allocate the memory of node {i}")
+            for j, wv in enumerate(waits):
+                n.wait[j] = wv
+            n.hostcall_cycles = hostcall_cycles
+            n.node_id = i
+            n.node_count = count
+            n.rin = &self.links[(i - 1 + count) % count]
+            n.rout = &self.links[i]
+            n.up = &self.nodes[(i - 1 + count) % count]
+            n.down = &self.nodes[(i + 1) % count]
+            reset_node(n)
+            link_reset(&self.links[i])
+
+    def __dealloc__(self):
+        cdef int i
+        if self.nodes != NULL:
+            for i in range(self.count):
+                free_node_memory(&self.nodes[i])
+            free(self.nodes)
+        if self.links != NULL:
+            free(self.links)
+
+    cdef Node* _node(self, int i) except NULL:
+        if i < 0 or i >= self.count:
+            raise IndexError(f"node {i} does not exist (0..{self.count - 1})")
+        return &self.nodes[i]
+
+    def reset(self):
+        """Reset every node (registers, counters, pipeline) and the ring;
+        memory is kept.  PC is loaded from the reset vector (word 0)."""
+        cdef int i
+        for i in range(self.count):
+            reset_node(&self.nodes[i])
+            self.nodes[i].pc = self.nodes[i].sram[0] & 0xFFFFFF if self.nodes[i].sram_words else 0
+            link_reset(&self.links[i])
+
+    # -- memory --------------------------------------------------------------
+    cdef uint32_t* _span(self, Node* n, uint32_t addr, uint32_t count) except? NULL:
+        cdef int rg = region_of(n, addr)
+        cdef int rg2
+        if count == 0:
+            return NULL
+        rg2 = region_of(n, addr + count - 1)
+        if rg == RG_NONE or rg == RG_RINGIO or rg2 != rg:
+            raise ValueError(f"address range 0x{addr:06X}..0x{addr + count - 1:06X} is not "
+                             "inside one memory region")
+        return word_ptr(n, addr, rg)
+
+    def write(self, int i, uint32_t addr, words):
+        """Store words (a uint32 array) at addr of node i."""
+        cdef Node* n = self._node(i)
+        cdef cnp.ndarray[cnp.uint32_t, ndim=1] a = np.ascontiguousarray(words, dtype=np.uint32)
+        cdef uint32_t cnt = a.shape[0]
+        cdef uint32_t* p
+        cdef uint32_t k
+        if cnt == 0:
+            return
+        # the two on-chip blocks are contiguous storage
+        if region_of(n, addr) in (RG_RAM0, RG_RAM1) and region_of(n, addr + cnt - 1) in (RG_RAM0, RG_RAM1):
+            p = word_ptr(n, addr, RG_RAM0)
+        else:
+            p = self._span(n, addr, cnt)
+        memcpy(p, &a[0], cnt * sizeof(uint32_t))
+        for k in range(cnt):
+            invalidate_code(n, addr + k)
+
+    def read(self, int i, uint32_t addr, uint32_t count):
+        """count words from addr of node i, as a uint32 array."""
+        cdef Node* n = self._node(i)
+        cdef cnp.ndarray[cnp.uint32_t, ndim=1] a = np.zeros(count, dtype=np.uint32)
+        cdef uint32_t* p
+        if count == 0:
+            return a
+        if region_of(n, addr) in (RG_RAM0, RG_RAM1) and region_of(n, addr + count - 1) in (RG_RAM0, RG_RAM1):
+            p = word_ptr(n, addr, RG_RAM0)
+        else:
+            p = self._span(n, addr, count)
+        memcpy(&a[0], p, count * sizeof(uint32_t))
+        return a
+
+    def mapped(self, int i, uint32_t addr, uint32_t count=1):
+        """True if [addr, addr+count) is plain memory of node i."""
+        cdef Node* n = self._node(i)
+        cdef int rg = region_of(n, addr)
+        if count == 0:
+            return True
+        return rg != RG_NONE and rg != RG_RINGIO and region_of(n, addr + count - 1) != RG_NONE \
+            and region_of(n, addr + count - 1) != RG_RINGIO and \
+            (region_of(n, addr + count - 1) == rg or (rg in (RG_RAM0, RG_RAM1)))
+
+    # -- registers -------------------------------------------------------------
+    def get_reg(self, int i, int reg):
+        """The 32-bit value of register number reg (R0-R7: bits 31-0)."""
+        if reg < 0 or reg >= RAP_NUM_REGISTERS:
+            raise IndexError(reg)
+        return self._node(i).r[reg]
+
+    def set_reg(self, int i, int reg, uint32_t value):
+        if reg < 0 or reg >= RAP_NUM_REGISTERS:
+            raise IndexError(reg)
+        write_reg(self._node(i), reg, value)
+
+    def get_exp(self, int i, int reg):
+        """Bits 39-32 (the exponent, signed) of R0-R7."""
+        if reg < 0 or reg >= 8:
+            raise IndexError(reg)
+        return self._node(i).rexp[reg]
+
+    def set_exp(self, int i, int reg, int value):
+        if reg < 0 or reg >= 8 or value < -128 or value > 127:
+            raise ValueError("exponent registers are R0-R7, values -128..127")
+        self._node(i).rexp[reg] = value
+
+    property pcs:
+        def __get__(self):
+            return [self.nodes[i].pc for i in range(self.count)]
+
+    def get_pc(self, int i):
+        return self._node(i).pc
+
+    def set_pc(self, int i, uint32_t pc):
+        cdef Node* n = self._node(i)
+        n.pc = pc & 0xFFFFFF
+        n.pend_valid = 0
+        n.dslots = 0
+        n.rpts = 0
+
+    # -- running ---------------------------------------------------------------
+    def run(self, int64_t limit):
+        """Run until an event; returns (event name, node index or -1)."""
+        cdef int who = -1
+        cdef int ev
+        with nogil:
+            ev = run_machine(self.nodes, self.count, limit, &who)
+        return EVENTS[ev], who
+
+    def step(self, int i):
+        """Execute one instruction of node i (ignoring the others); returns
+        its status name."""
+        cdef Node* n = self._node(i)
+        if n.status in (ST_RING_READ, ST_RING_WRITE, ST_RING_SYNC, ST_BREAK):
+            n.status = ST_RUNNING
+        if n.status != ST_RUNNING:
+            return STATUS[n.status]
+        with nogil:
+            step(n)
+        return STATUS[n.status]
+
+    def status(self, int i):
+        return STATUS[self._node(i).status]
+
+    def resume(self, int i):
+        """Let a node that stopped at a breakpoint (SWI) or a host call run on."""
+        cdef Node* n = self._node(i)
+        if n.status in (ST_BREAK, ST_HOSTCALL):
+            n.status = ST_RUNNING
+
+    def error(self, int i):
+        """(reason, pc, word, address) of a node stopped by an error."""
+        cdef Node* n = self._node(i)
+        return ERRORS.get(n.err_code, "error"), n.err_pc, n.err_word, n.err_addr
+
+    def wait_kind(self, int i):
+        """What a waiting node waits for, and the instruction it is trying."""
+        cdef Node* n = self._node(i)
+        return STATUS[n.status], n.pend_ins.word if n.pend_valid else 0
+
+    def hostcall_addr(self, int i):
+        return self._node(i).hostcall_addr
+
+    def finish_hostcall(self, int i, int cycles, exited=False, int exit_status=0):
+        """Charge a host call's simulated time and let the node go on (or
+        mark it exited)."""
+        cdef Node* n = self._node(i)
+        n.cycle += cycles
+        n.stall[SC_HOSTCALL] += cycles
+        n.host_calls += 1
+        n.lb = n.cycle
+        if exited:
+            n.status = ST_EXITED
+            n.exit_status = exit_status
+        else:
+            n.status = ST_RUNNING
+
+    def fail_hostcall(self, int i):
+        cdef Node* n = self._node(i)
+        fail(n, ERR_HOST, (n.pc - 1) & 0xFFFFFF, 0, n.hostcall_addr)
+
+    def exit_status(self, int i):
+        return self._node(i).exit_status
+
+    def cycle(self, int i):
+        return self._node(i).cycle
+
+    def instret(self, int i):
+        return self._node(i).instret
+
+    def counters(self, int i):
+        """Every counter of node i."""
+        cdef Node* n = self._node(i)
+        return {
+            "cycles": n.cycle,
+            "instructions": n.instret,
+            "stalls": {STALL_CAUSES[k]: n.stall[k] for k in range(NSTALL)},
+            "reads": {REGION_NAMES[k]: n.acc_read[k] for k in range(NREGION)},
+            "writes": {REGION_NAMES[k]: n.acc_write[k] for k in range(NREGION)},
+            "fetches": {REGION_NAMES[k]: n.acc_fetch[k] for k in range(NREGION)},
+            "cache": {"hits": n.cache_hits, "misses": n.cache_misses},
+            "ring": {"sent": n.ring_sent, "received": n.ring_received,
+                     "forwarded": n.ring_forwarded},
+            "host_calls": n.host_calls,
+        }
+
+    def set_link_latency(self, int i, int64_t cycles):
+        """Cycles of the hop out of node i (default 1)."""
+        if not 0 <= i < self.count or cycles < 1:
+            raise ValueError("bad link or latency")
+        self.links[i].latency = cycles
+
+    def link_words(self, int i):
+        """Words carried by the link out of node i."""
+        return self.links[i].words if 0 <= i < self.count else 0
+
+
+def decode_words(words):
+    """Decode words with the simulator's pre-decoder: for each word, the ISA
+    table form index, or -1 if illegal (tests compare this with the Python
+    decoder)."""
+    cdef Decoded d
+    out = []
+    for w in words:
+        if decode_word(<uint32_t>w, &d):
+            out.append(d.form)
+        else:
+            out.append(-1)
+    return out

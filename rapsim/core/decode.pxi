@@ -1,0 +1,161 @@
+# The pre-decoder turns an instruction word into a Decoded record, through the ISA
+# table generated from asm/isa.py (the same table the assembler and the
+# disassembler use).  A word is legal when bits 31-21 select a form whose
+# fixed bits match and whose register, condition and indirect-mode fields
+# name existing registers, conditions and modes (asm/decoder.py applies the
+# same rules; tests/sim/test_decode_agreement.py checks that they agree).
+
+cdef inline int group_of(int reg) noexcept nogil:
+    """The pipeline-conflict group of a register (guide 8.2.2)."""
+    if (reg >= RAP_REG_AR0 and reg < RAP_REG_AR0 + 8) or reg == RAP_REG_IR0 \
+            or reg == RAP_REG_IR1 or reg == RAP_REG_BK:
+        return GRP_AR
+    if reg == RAP_REG_DP:
+        return GRP_DP
+    if reg == RAP_REG_SP:
+        return GRP_SP
+    return 0
+
+
+cdef inline int writes_register(int op) noexcept nogil:
+    """Does the form's last register operand receive a result?  (Stores and
+    pushes read it; compares and tests only set flags.)"""
+    return not (op == RAP_OP_STF or op == RAP_OP_STFI or op == RAP_OP_STI or op == RAP_OP_STII
+                or op == RAP_OP_PUSH or op == RAP_OP_PUSHF or op == RAP_OP_CMPI
+                or op == RAP_OP_CMPF or op == RAP_OP_TSTB or op == RAP_OP_NOP
+                or op == RAP_OP_RPTS or op == RAP_OP_IACK or op == RAP_OP_BC or op == RAP_OP_BCD
+                or op == RAP_OP_CALLC or op == RAP_OP_DBC or op == RAP_OP_DBCD)
+
+
+cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
+    """Fill d from word w.  Returns 1 if legal, 0 if not (d.valid = 2)."""
+    cdef int c, i, ok, fi, pass_
+    cdef uint32_t bits
+    cdef const rap_form_t* f
+    cdef const rap_opspec_t* s
+    cdef Opnd* o
+    d.word = w
+    d.valid = 2
+    for c in range(RAP_DECODE_CANDS):
+        fi = rap_decode[w >> RAP_DECODE_SHIFT][c]
+        if fi == 0xFFFF:
+            break
+        f = &rap_forms[fi]
+        if (w & f.mask) != f.opcode:
+            continue
+        d.cond = 0
+        if f.cond_shift != 255:
+            d.cond = (w >> f.cond_shift) & 31
+            if not rap_cond_valid[d.cond]:
+                continue
+        ok = 1
+        d.uses = 0
+        d.writes = 0
+        for i in range(f.nops):
+            s = &f.o[i]
+            o = &d.o[i]
+            bits = (w >> s.shift) & ((1u << s.width) - 1)
+            o.kind = s.kind
+            o.reg = 0
+            o.mode = 0
+            o.val = 0
+            if s.kind == RAP_K_REG:
+                if bits >= RAP_NUM_REGISTERS:
+                    ok = 0
+                    break
+                o.reg = bits
+            elif s.kind == RAP_K_FREG:
+                if bits >= 8:
+                    ok = 0
+                    break
+                o.reg = bits
+            elif s.kind == RAP_K_PREG or s.kind == RAP_K_R01:
+                o.reg = bits
+            elif s.kind == RAP_K_R23:
+                o.reg = 2 + bits
+            elif s.kind == RAP_K_ARN:
+                o.reg = RAP_REG_AR0 + bits
+                d.uses |= GRP_AR
+            elif s.kind == RAP_K_IND:
+                o.mode = bits >> 11
+                o.reg = (bits >> 8) & 7
+                o.val = bits & 0xFF
+                if o.mode >= RAP_NUM_IMODES:
+                    ok = 0
+                    break
+                d.uses |= GRP_AR
+            elif s.kind == RAP_K_IND8:
+                o.mode = bits >> 3
+                o.reg = bits & 7
+                o.val = 1
+                if o.mode >= RAP_NUM_IMODES:
+                    ok = 0
+                    break
+                d.uses |= GRP_AR
+            elif s.kind == RAP_K_DIR:
+                o.val = bits
+                d.uses |= GRP_DP
+            elif s.kind == RAP_K_SIMM or s.kind == RAP_K_PCREL:
+                o.val = <int16_t>bits
+            else:               # UIMM, FIMM, ADDR24, TRAPN, DPIMM
+                o.val = bits
+        if not ok:
+            continue
+        d.op = f.op
+        d.form = fi
+        d.timing = f.timing
+        d.nops = f.nops
+        # register operands of branches are read early (decode stage)
+        if f.nops and (d.op == RAP_OP_BC or d.op == RAP_OP_BCD or d.op == RAP_OP_CALLC
+                       or d.op == RAP_OP_DBC or d.op == RAP_OP_DBCD):
+            o = &d.o[f.nops - 1]
+            if o.kind == RAP_K_REG:
+                d.uses |= group_of(o.reg)
+        if d.op == RAP_OP_PUSH or d.op == RAP_OP_PUSHF or d.op == RAP_OP_POP \
+                or d.op == RAP_OP_POPF or d.op == RAP_OP_CALL or d.op == RAP_OP_CALLC \
+                or d.op == RAP_OP_RETSC or d.op == RAP_OP_RETIC or d.op == RAP_OP_TRAPC:
+            d.uses |= GRP_SP
+        if not f.parallel and f.nops and writes_register(d.op):
+            o = &d.o[f.nops - 1]
+            if o.kind == RAP_K_REG:
+                d.writes = group_of(o.reg)
+        if d.op == RAP_OP_LDI and f.nops == 1:      # LDP
+            d.writes = GRP_DP
+        # operands with an address, bits 7-0 ones first (their ARn update is
+        # kept first, so an operand in bits 15-8 wins: guide 13.2)
+        d.naddr = 0
+        d.addr_w = 0
+        d.access = 0 if d.op == RAP_OP_NOP else 1
+        for pass_ in range(2):
+            for i in range(f.nops):
+                o = &d.o[i]
+                if o.kind == RAP_K_IND or o.kind == RAP_K_IND8 or o.kind == RAP_K_DIR:
+                    if (f.o[i].shift == 8) == (pass_ == 1):
+                        if f.o[i].store:
+                            d.addr_w |= 1 << d.naddr
+                        d.addr_op[d.naddr] = i
+                        d.naddr += 1
+        d.valid = 1
+        return 1
+    return 0
+
+
+cdef Decoded* decoded_at(Node* n, uint32_t a) noexcept nogil:
+    """The pre-decoded instruction at address a (decoded on first use).
+    NULL only if the decode cache cannot be allocated."""
+    cdef uint32_t pg = (a & 0xFFFFFF) >> DPAGE_BITS
+    cdef Decoded* page = n.dcache[pg]
+    cdef Decoded* d
+    cdef int region
+    cdef uint32_t* p
+    if page == NULL:
+        page = <Decoded*>calloc(DPAGE_WORDS, sizeof(Decoded))
+        if page == NULL:
+            return NULL
+        n.dcache[pg] = page
+    d = &page[a & (DPAGE_WORDS - 1)]
+    if d.valid == 0:
+        region = region_of(n, a)
+        p = word_ptr(n, a, region)
+        decode_word(p[0], d)
+    return d

@@ -1,0 +1,427 @@
+# Executing one instruction of a node (guide chapters 6, 7 and 13).
+#
+# An instruction is processed in the order of the C30 pipeline (guide 8.1):
+#   decode  - register-conflict stall; effective addresses of indirect and
+#             direct operands (ARn updates are computed but not yet kept);
+#   read    - memory operands are read (ring reads may wait);
+#   commit  - ARn updates are kept (for two updates of one ARn, the operand in
+#             bits 15-8 wins: guide 13.2, 3-operand and parallel formats);
+#   execute - registers are read (they see this instruction's ARn updates),
+#             the operation runs, registers and memory are written; every
+#             operand of a parallel pair is read before either part writes.
+# Nothing is changed before an access that may have to wait, so a waiting
+# instruction is simply tried again later (Node.pend_*).
+
+cdef inline int cond_true(uint32_t st, int c) noexcept nogil:
+    """Condition codes (guide 13.3, table 13-9)."""
+    cdef int C = st & 1, V = (st >> 1) & 1, Z = (st >> 2) & 1, N = (st >> 3) & 1
+    cdef int UF = (st >> 4) & 1, LV = (st >> 5) & 1, LUF = (st >> 6) & 1
+    if c == 0:
+        return 1
+    if c == 1:
+        return C
+    if c == 2:
+        return C | Z
+    if c == 3:
+        return (not C) and (not Z)
+    if c == 4:
+        return not C
+    if c == 5:
+        return Z
+    if c == 6:
+        return not Z
+    if c == 7:
+        return N
+    if c == 8:
+        return N | Z
+    if c == 9:
+        return (not N) and (not Z)
+    if c == 10:
+        return not N
+    if c == 12:
+        return not V
+    if c == 13:
+        return V
+    if c == 14:
+        return not UF
+    if c == 15:
+        return UF
+    if c == 16:
+        return not LV
+    if c == 17:
+        return LV
+    if c == 18:
+        return not LUF
+    if c == 19:
+        return LUF
+    if c == 20:
+        return Z | UF
+    return 0
+
+
+cdef inline uint32_t add24(uint32_t ar, int64_t delta) noexcept nogil:
+    """ARn +/- delta in the 24-bit auxiliary-register arithmetic; the upper
+    8 bits are kept (guide 6.3)."""
+    return (ar & 0xFF000000u) | (<uint32_t>(<int64_t>(ar & 0xFFFFFF) + delta) & 0xFFFFFFu)
+
+
+cdef inline uint32_t circ_update(uint32_t ar, int sign, uint32_t step, uint32_t bk) noexcept nogil:
+    """Circular post-modification (guide 6.4): the buffer is BK words long and
+    starts where the K low bits of ARn are zero, 2**K > BK."""
+    cdef uint32_t bkv = bk & 0xFFFF
+    cdef uint32_t mask = 0
+    cdef int64_t idx, t
+    while mask < bkv:
+        mask = (mask << 1) | 1
+    if mask == bkv and bkv != 0:      # 2**K must exceed BK
+        mask = (mask << 1) | 1
+    idx = ar & mask
+    t = idx + sign * <int64_t>step
+    if t >= bkv:
+        t -= bkv
+    elif t < 0:
+        t += bkv
+    return (ar & ~mask) | (<uint32_t>t & mask)
+
+
+cdef inline uint32_t rev24(uint32_t x) noexcept nogil:
+    cdef uint32_t r = 0
+    cdef int i
+    for i in range(24):
+        r = (r << 1) | ((x >> i) & 1)
+    return r
+
+
+cdef inline uint32_t ind_address(Node* n, Opnd* o, uint32_t* newar) noexcept nogil:
+    """Effective address of an indirect operand and the new value of its ARn."""
+    cdef const rap_imode_t* m = &rap_imodes[o.mode]
+    cdef uint32_t ar = n.r[RAP_REG_AR0 + o.reg]
+    cdef uint32_t idx
+    cdef uint32_t ea
+    if m.index == 0:
+        idx = <uint32_t>o.val
+    elif m.index == 1:
+        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
+    elif m.index == 2:
+        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
+    else:
+        newar[0] = ar
+        return ar & 0xFFFFFF
+    if m.bitrev:        # *ARn++(IR0)B: reverse-carry addition (guide 6.5)
+        newar[0] = (ar & 0xFF000000u) | rev24((rev24(ar & 0xFFFFFF) + rev24(idx)) & 0xFFFFFF)
+        return ar & 0xFFFFFF
+    if m.premodify:
+        ea = add24(ar, m.sign * <int64_t>idx)
+        newar[0] = ea if m.update else ar
+        return ea & 0xFFFFFF
+    if m.circular:
+        newar[0] = circ_update(ar, m.sign, idx, n.r[RAP_REG_BK])
+    else:
+        newar[0] = add24(ar, m.sign * <int64_t>idx)
+    return ar & 0xFFFFFF
+
+
+cdef inline void write_reg(Node* n, int reg, uint32_t v) noexcept nogil:
+    """Write the 32 bits of a register (for R0-R7 the exponent is kept)."""
+    n.r[reg] = v
+    if reg == RAP_REG_ST and (v & ST_CC):
+        cache_clear(n)
+        n.r[reg] = v & ~ST_CC
+
+
+cdef inline void write_f(Node* n, int reg, F40 v) noexcept nogil:
+    n.rexp[reg] = v.e
+    n.r[reg] = v.m
+
+
+cdef inline F40 reg_f(Node* n, int reg) noexcept nogil:
+    return fmake(n.rexp[reg], n.r[reg])
+
+
+cdef inline void set_flags(Node* n, uint32_t fl, uint32_t mask) noexcept nogil:
+    """Replace the flags in mask, and latch LV / LUF."""
+    n.r[RAP_REG_ST] = (n.r[RAP_REG_ST] & ~mask) | (fl & mask) | (fl & (ST_LV | ST_LUF))
+
+
+cdef inline int fail(Node* n, int code, uint32_t pc, uint32_t word, uint32_t addr) noexcept nogil:
+    n.status = ST_ERROR
+    n.err_code = code
+    n.err_pc = pc
+    n.err_word = word
+    n.err_addr = addr
+    return ST_ERROR
+
+
+cdef inline int plain_read(Node* n, uint32_t a, uint32_t* v, Acc* acc) noexcept nogil:
+    """A data read of ordinary memory (stack, vectors).  0 or ERR_READ."""
+    cdef int rg = region_of(n, a)
+    cdef uint32_t* p = word_ptr(n, a, rg)
+    if p == NULL:
+        return ERR_READ
+    v[0] = p[0]
+    n.acc_read[rg] += 1
+    acc_add(n, acc, rg)
+    return 0
+
+
+cdef inline int plain_write(Node* n, uint32_t a, uint32_t v, Acc* acc) noexcept nogil:
+    cdef int rg = region_of(n, a)
+    cdef uint32_t* p = word_ptr(n, a, rg)
+    if p == NULL:
+        return ERR_WRITE
+    p[0] = v
+    invalidate_code(n, a)
+    n.acc_write[rg] += 1
+    acc_add(n, acc, rg)
+    return 0
+
+
+cdef inline int take_interrupt(Node* n) noexcept nogil:
+    """Dispatch the highest-priority enabled pending interrupt (guide 7.6):
+    clear its IF bit, push PC, clear GIE, jump through its vector."""
+    cdef uint32_t pend = n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF
+    cdef int b = 0
+    cdef uint32_t v, sp
+    cdef Acc acc
+    acc_clear(&acc)
+    while not (pend >> b) & 1:
+        b += 1
+    n.r[RAP_REG_IF] &= ~(1u << b)
+    sp = add24(n.r[RAP_REG_SP], 1)
+    if plain_write(n, sp & 0xFFFFFF, n.pc, &acc) or plain_read(n, b + 1, &v, &acc):
+        return fail(n, ERR_WRITE, n.pc, 0, sp & 0xFFFFFF)
+    n.r[RAP_REG_SP] = sp
+    n.r[RAP_REG_ST] &= ~ST_GIE
+    n.pc = v & 0xFFFFFF
+    n.cycle += INTERRUPT_CYCLES
+    n.stall[SC_BRANCH] += INTERRUPT_CYCLES
+    return ST_RUNNING
+
+
+cdef struct Ctx:
+    # what the execute stage of one instruction needs
+    Decoded* d
+    uint32_t pc
+    uint32_t nextpc
+    int64_t t_ring          # cycle of ring accesses
+    int base                # base cycles of the instruction's class
+    int hostcall            # HOST_CALL was written
+    Acc acc
+    uint32_t ea[6]          # effective addresses of memory operands
+    uint32_t mv[6]          # values read from memory operands
+    int rgs[6]              # their regions
+
+
+cdef int step(Node* n) noexcept nogil:
+    """Execute one instruction (or one repetition under RPTS).  Returns the
+    node status (ST_RUNNING to continue)."""
+    cdef Decoded* d
+    cdef Opnd* o
+    cdef Ctx c
+    cdef uint32_t pc = n.pc, v, a
+    cdef int i, k, rg, fetch_rg = RG_NONE, err, cause, special = 0
+    cdef int ring_rd = -1, ring_wr = -1, ring_stat_i = -1, fwd = 0
+    cdef int64_t t0, t, stall_rc, t_ring, when
+    cdef uint32_t newar[6]
+    cdef int in_slot, occ, wait_part, conf_part, extra, ew
+    cdef int rpts_was = n.rpts
+
+    # -- interrupts at an instruction boundary (not in RPTS or delay slots)
+    if (n.r[RAP_REG_ST] & ST_GIE) and (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF) \
+            and not n.pend_valid and n.rpts == 0 and n.dslots == 0:
+        return take_interrupt(n)
+
+    # -- the instruction: retried, repeated by RPTS, or fetched
+    acc_clear(&c.acc)
+    if n.pend_valid:
+        d = &n.pend_ins
+        fetch_rg = n.pend_fetch_rg
+        if n.rpts == 2:
+            pc = n.rpts_pc
+    elif n.rpts == 2:
+        d = &n.rpts_ins
+        pc = n.rpts_pc
+    else:
+        rg = region_of(n, pc)
+        if rg == RG_NONE or rg == RG_RINGIO:
+            return fail(n, ERR_FETCH, pc, 0, pc)
+        d = decoded_at(n, pc)
+        if d == NULL:
+            return fail(n, ERR_FETCH, pc, 0, pc)
+        if d.valid != 1:
+            return fail(n, ERR_ILLEGAL, pc, d.word, pc)
+        n.acc_fetch[rg] += 1
+        if rg > RG_DRAM or not cache_fetch(n, pc):
+            fetch_rg = rg
+        if n.rpts == 1:
+            if d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
+                return fail(n, ERR_RPTS_TARGET, pc, d.word, pc)
+            n.rpts_ins = d[0]
+            n.rpts_pc = pc
+            n.rpts = 2
+            d = &n.rpts_ins
+    in_slot = n.dslots > 0
+    if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
+        return fail(n, ERR_DELAY_SLOT, pc, d.word, pc)
+    if fetch_rg != RG_NONE:
+        acc_add(n, &c.acc, fetch_rg)
+
+    # -- decode: register conflicts, effective addresses
+    t0 = n.cycle
+    stall_rc = conflict_stall(n, d.uses, t0) if d.uses else 0
+    t = t0 + stall_rc
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        o = &d.o[i]
+        if o.kind == RAP_K_DIR:
+            a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+        else:
+            a = ind_address(n, o, &newar[i])
+        c.ea[i] = a
+        if not d.access:
+            continue
+        rg = region_of(n, a)
+        c.rgs[i] = rg
+        if rg >= RG_RINGIO:
+            if rg == RG_NONE:
+                return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
+            special = 1
+            if a == RAP_RING_DATA:
+                if (d.addr_w >> k) & 1:
+                    if ring_wr >= 0:
+                        return fail(n, ERR_RING_MULTI, pc, d.word, a)
+                    ring_wr = i
+                else:
+                    if ring_rd >= 0:
+                        return fail(n, ERR_RING_MULTI, pc, d.word, a)
+                    ring_rd = i
+            elif a == RAP_RING_STAT or a == RAP_NODE_ID or a == RAP_NODE_COUNT:
+                if (d.addr_w >> k) & 1:
+                    return fail(n, ERR_WRITE, pc, d.word, a)
+                if a == RAP_RING_STAT:
+                    ring_stat_i = i
+            elif a != RAP_RING_FWD and a != RAP_HOST_CALL:
+                return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
+
+    # -- ring accesses: wait (and retry later) unless they can happen now
+    t_ring = t
+    cause = SC_RING_READ
+    if special:
+        if ring_rd >= 0 and n.fwd_count > 0:
+            if ring_wr >= 0:
+                return fail(n, ERR_RING_MULTI, pc, d.word, RAP_RING_DATA)
+            fwd = 1
+        if ring_rd >= 0:
+            if not ring_read_ready(n.rin, t, &when):
+                return ring_wait(n, d, fetch_rg, ST_RING_READ)
+            t_ring = when
+        if ring_wr >= 0 or fwd:
+            if not ring_write_ready(n.rout, t_ring, &when):
+                return ring_wait(n, d, fetch_rg, ST_RING_WRITE)
+            if when > t_ring:
+                cause = SC_RING_WRITE
+                t_ring = when
+        if ring_stat_i >= 0:
+            if not ring_stat(n, t, &c.mv[ring_stat_i]):
+                return ring_wait(n, d, fetch_rg, ST_RING_SYNC)
+    n.pend_valid = 0
+
+    # -- read memory operands
+    if d.access:
+        for k in range(d.naddr):
+            if (d.addr_w >> k) & 1:
+                continue
+            i = d.addr_op[k]
+            rg = c.rgs[i]
+            if rg == RG_RINGIO:
+                a = c.ea[i]
+                if a == RAP_RING_DATA:
+                    c.mv[i] = ring_take(n.rin, t_ring)
+                    n.ring_received += 1
+                    if fwd:
+                        ring_put(n.rout, c.mv[i], t_ring)
+                        n.fwd_count -= 1
+                        n.ring_forwarded += 1
+                elif a == RAP_NODE_ID:
+                    c.mv[i] = n.node_id
+                elif a == RAP_NODE_COUNT:
+                    c.mv[i] = n.node_count
+                elif a == RAP_RING_FWD:
+                    c.mv[i] = n.fwd_count
+                elif a == RAP_HOST_CALL:
+                    c.mv[i] = n.hostcall_addr
+            else:
+                c.mv[i] = word_ptr(n, c.ea[i], rg)[0]
+            n.acc_read[rg] += 1
+            acc_add(n, &c.acc, rg)
+
+    # -- keep ARn updates, in commit order
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        o = &d.o[i]
+        if o.kind != RAP_K_DIR:
+            n.r[RAP_REG_AR0 + o.reg] = newar[i]
+
+    # -- execute
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t_ring
+    c.base = base_cycles(d.timing)
+    c.hostcall = 0
+    err = execute_op(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+
+    # -- cycles
+    occ = acc_cycles(&c.acc, &wait_part, &conf_part)
+    n.stall[SC_REGCONF] += stall_rc
+    if c.base > 1:
+        n.stall[SC_BRANCH] += c.base - 1
+    extra = occ - c.base
+    if extra > 0:
+        ew = wait_part if wait_part < extra else extra
+        n.stall[SC_MEMWAIT] += ew
+        n.stall[SC_BUSCONF] += extra - ew
+    n.stall[cause] += t_ring - t
+    n.cycle = t_ring + (occ if occ > c.base else c.base)
+    n.instret += 1
+    if d.writes:
+        note_group_writes(n, d.writes, n.cycle)
+
+    # -- next PC: delay slots, RPTS repetitions, RPTB loops (guide 7.1)
+    if in_slot:
+        n.dslots -= 1
+        if n.dslots == 0 and n.dtaken:
+            c.nextpc = n.dtarget
+    if rpts_was != 0:
+        # this was one execution of the instruction RPTS repeats
+        v = n.r[RAP_REG_RC] - 1
+        n.r[RAP_REG_RC] = v
+        if <int32_t>v >= 0:
+            c.nextpc = pc
+        else:
+            n.rpts = 0
+            n.r[RAP_REG_ST] &= ~ST_RM
+    elif (n.r[RAP_REG_ST] & ST_RM) and n.rpts == 0 and pc == (n.r[RAP_REG_RE] & 0xFFFFFF) \
+            and c.nextpc == pc + 1:
+        v = n.r[RAP_REG_RC] - 1
+        n.r[RAP_REG_RC] = v
+        if <int32_t>v >= 0:
+            c.nextpc = n.r[RAP_REG_RS]
+        else:
+            n.r[RAP_REG_ST] &= ~ST_RM
+    n.pc = c.nextpc & 0xFFFFFF
+    if c.hostcall:
+        n.status = ST_HOSTCALL
+    return n.status
+
+
+cdef inline int ring_wait(Node* n, Decoded* d, int fetch_rg, int status) noexcept nogil:
+    """The instruction must wait for the ring: keep it to try again."""
+    if d != &n.pend_ins:
+        n.pend_ins = d[0]
+    n.pend_valid = 1
+    n.pend_fetch_rg = fetch_rg
+    n.status = status
+    return status

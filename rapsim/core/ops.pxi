@@ -1,0 +1,466 @@
+# The operations of the C30 instruction set (guide chapter 13), one case per
+# semantic op of the ISA table.  Operands arrive in assembler order; the
+# table's forms are arranged so that for every two-source operation the
+# first-written source is operand 0 and the second operand 1, and the
+# result is "operand 1 (op) operand 0" -- e.g. SUBI R1,R2 and SUBI3 R1,R2,R3
+# both compute R2 - R1, as SUBF3||STF computes its indirect source minus
+# its register source.  Destinations are the last operand.
+
+cdef enum:
+    M_ARITH = ST_N | ST_Z | ST_V | ST_UF | ST_C     # integer arithmetic
+    M_LOGIC = ST_N | ST_Z | ST_V | ST_UF            # logic, loads, floats
+
+
+cdef inline uint32_t ival(Node* n, Ctx* c, int i) noexcept nogil:
+    cdef Opnd* o = &c.d.o[i]
+    cdef int k = o.kind
+    if k == RAP_K_DIR or k == RAP_K_IND or k == RAP_K_IND8:
+        return c.mv[i]
+    if k == RAP_K_SIMM or k == RAP_K_UIMM or k == RAP_K_DPIMM or k == RAP_K_ADDR24 \
+            or k == RAP_K_TRAPN:
+        return <uint32_t>o.val
+    return n.r[o.reg]
+
+
+cdef inline F40 fval(Node* n, Ctx* c, int i) noexcept nogil:
+    cdef Opnd* o = &c.d.o[i]
+    cdef int k = o.kind
+    if k == RAP_K_DIR or k == RAP_K_IND or k == RAP_K_IND8:
+        return single_to_f40(c.mv[i])
+    if k == RAP_K_FIMM:
+        return short_to_f40(<uint32_t>o.val)
+    return reg_f(n, o.reg)
+
+
+cdef inline uint32_t fsingle(Node* n, int reg) noexcept nogil:
+    return f40_to_single(reg_f(n, reg))
+
+
+cdef inline void wint(Node* n, int reg, uint32_t r, uint32_t fl, uint32_t mask) noexcept nogil:
+    """Write an integer result; flags only for R0-R7 (guide 3.1.7)."""
+    write_reg(n, reg, r)
+    if reg < 8:
+        set_flags(n, fl, mask)
+
+
+cdef inline void wflt(Node* n, int reg, F40 r, uint32_t fl) noexcept nogil:
+    write_f(n, reg, r)
+    set_flags(n, fl, M_LOGIC)
+
+
+cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
+    """Write v to memory operand i (its address was checked in decode)."""
+    cdef int rg = c.rgs[i]
+    cdef uint32_t a = c.ea[i]
+    cdef uint32_t* p
+    if rg == RG_RINGIO:
+        if a == RAP_RING_DATA:
+            ring_put(n.rout, v, c.t_ring)
+            n.ring_sent += 1
+        elif a == RAP_RING_FWD:
+            n.fwd_count = <int32_t>v
+        elif a == RAP_HOST_CALL:
+            c.hostcall = 1
+            n.hostcall_addr = v & 0xFFFFFF
+    else:
+        p = word_ptr(n, a, rg)
+        p[0] = v
+        invalidate_code(n, a)
+    n.acc_write[rg] += 1
+    acc_add(n, &c.acc, rg)
+
+
+cdef inline int push(Node* n, Ctx* c, uint32_t v) noexcept nogil:
+    cdef uint32_t sp = add24(n.r[RAP_REG_SP], 1)
+    if plain_write(n, sp & 0xFFFFFF, v, &c.acc):
+        n.err_addr = sp & 0xFFFFFF
+        return ERR_WRITE
+    n.r[RAP_REG_SP] = sp
+    return 0
+
+
+cdef inline int pop(Node* n, Ctx* c, uint32_t* v) noexcept nogil:
+    cdef uint32_t sp = n.r[RAP_REG_SP]
+    if plain_read(n, sp & 0xFFFFFF, v, &c.acc):
+        n.err_addr = sp & 0xFFFFFF
+        return ERR_READ
+    n.r[RAP_REG_SP] = add24(sp, -1)
+    return 0
+
+
+cdef inline uint32_t branch_target(Node* n, Ctx* c, int i) noexcept nogil:
+    cdef Opnd* o = &c.d.o[i]
+    if o.kind == RAP_K_PCREL:
+        return (c.pc + rap_forms[c.d.form].pcrel_base + o.val) & 0xFFFFFF
+    if o.kind == RAP_K_ADDR24:
+        return <uint32_t>o.val
+    return n.r[o.reg] & 0xFFFFFF
+
+
+cdef inline void delayed(Node* n, uint32_t target, int taken) noexcept nogil:
+    n.dslots = 3
+    n.dtarget = target
+    n.dtaken = taken
+
+
+cdef inline uint32_t int_op2(Node* n, int op, uint32_t a, uint32_t b, uint32_t st, uint32_t* fl,
+                             uint32_t* mask) noexcept nogil:
+    """The two-source integer operations shared by the general, 3-operand and
+    parallel forms: result of ``a op b``."""
+    cdef uint32_t r
+    mask[0] = M_ARITH
+    if op == RAP_OP_ADDI:
+        return int_ovm(n, iadd(a, b, 0, fl), fl)
+    if op == RAP_OP_SUBI:
+        return int_ovm(n, isub(a, b, 0, fl), fl)
+    if op == RAP_OP_ADDC:
+        return int_ovm(n, iadd(a, b, st & ST_C, fl), fl)
+    if op == RAP_OP_SUBB:
+        return int_ovm(n, isub(a, b, st & ST_C, fl), fl)
+    if op == RAP_OP_ASH:
+        return iash(a, b, fl)
+    if op == RAP_OP_LSH:
+        return ilsh(a, b, fl)
+    mask[0] = M_LOGIC
+    if op == RAP_OP_MPYI:
+        return imul24(n, a, b, fl)
+    if op == RAP_OP_AND:
+        r = a & b
+    elif op == RAP_OP_ANDN:
+        r = a & ~b
+    elif op == RAP_OP_OR:
+        r = a | b
+    else:               # XOR
+        r = a ^ b
+    fl[0] |= nz_flags(r)
+    return r
+
+
+cdef inline uint32_t int_op1(Node* n, int op, uint32_t b, uint32_t st, uint32_t* fl,
+                             uint32_t* mask) noexcept nogil:
+    """The one-source integer operations (ABSI, NEGI, NEGB, NOT, LDI)."""
+    cdef uint32_t r
+    if op == RAP_OP_ABSI:
+        mask[0] = M_LOGIC
+        r = b
+        if <int32_t>b < 0:
+            r = 0 - b
+            if b == 0x80000000u:
+                fl[0] |= ST_V | ST_LV
+        return int_sat(n, r, 0, fl)
+    if op == RAP_OP_NEGI:
+        mask[0] = M_ARITH
+        return int_ovm(n, isub(0, b, 0, fl), fl)
+    if op == RAP_OP_NEGB:
+        mask[0] = M_ARITH
+        return int_ovm(n, isub(0, b, st & ST_C, fl), fl)
+    mask[0] = M_LOGIC
+    r = ~b if op == RAP_OP_NOT else b
+    fl[0] |= nz_flags(r)
+    return r
+
+
+cdef inline F40 flt_op(int op, F40 a, F40 b, uint32_t* fl) noexcept nogil:
+    """Floating-point operations: two-source ``a op b`` or one-source of b."""
+    if op == RAP_OP_ADDF:
+        return faddsub(a, b, 0, fl)
+    if op == RAP_OP_SUBF:
+        return faddsub(a, b, 1, fl)
+    if op == RAP_OP_MPYF:
+        return fmpy(a, b, fl)
+    if op == RAP_OP_ABSF:
+        return fabs_(b, fl)
+    if op == RAP_OP_NEGF:
+        return fneg(b, fl)
+    # LDF
+    fl[0] |= fflags_of(b)
+    return b
+
+
+cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
+    """Run the operation of c.d; 0 or an ERR_* code (with n.err_addr)."""
+    cdef Decoded* d = c.d
+    cdef int op = d.op, nops = d.nops, dst = d.o[d.nops - 1].reg if d.nops else 0
+    cdef uint32_t st = n.r[RAP_REG_ST], fl = 0, fl2 = 0, mask = 0, a, b, r, v, sv, gie
+    cdef F40 fa, fb, fr, fr2
+    cdef int take, err, sub
+
+    # ---- integer, general and 3-operand forms ---------------------------
+    if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
+            or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
+            or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
+        r = int_op2(n, op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
+        wint(n, dst, r, fl, mask)
+    elif op == RAP_OP_SUBRI or op == RAP_OP_SUBRB:
+        r = int_ovm(n, isub(ival(n, c, 0), ival(n, c, 1),
+                            (st & ST_C) if op == RAP_OP_SUBRB else 0, &fl), &fl)
+        wint(n, dst, r, fl, M_ARITH)
+    elif op == RAP_OP_CMPI:
+        r = isub(ival(n, c, 1), ival(n, c, 0), 0, &fl)
+        set_flags(n, fl | nz_flags(r), M_ARITH)
+    elif op == RAP_OP_TSTB:
+        r = ival(n, c, 1) & ival(n, c, 0)
+        set_flags(n, nz_flags(r), M_LOGIC)
+    elif op == RAP_OP_ABSI or op == RAP_OP_NEGI or op == RAP_OP_NEGB or op == RAP_OP_NOT \
+            or op == RAP_OP_LDII:
+        r = int_op1(n, op, ival(n, c, 0), st, &fl, &mask)
+        wint(n, dst, r, fl, mask)
+    elif op == RAP_OP_LDI:
+        if nops == 1:           # LDP: bits 23-16 of an address into DP (no flags)
+            write_reg(n, RAP_REG_DP, <uint32_t>d.o[0].val)
+        else:
+            r = ival(n, c, 0)
+            wint(n, dst, r, nz_flags(r), M_LOGIC)
+    elif op == RAP_OP_SUBC:
+        a = ival(n, c, 1)
+        b = ival(n, c, 0)
+        if a >= b:
+            r = ((a - b) << 1) | 1
+        else:
+            r = a << 1
+        write_reg(n, dst, r)
+    elif op == RAP_OP_ROL or op == RAP_OP_ROLC or op == RAP_OP_ROR or op == RAP_OP_RORC:
+        a = n.r[dst]
+        if op == RAP_OP_ROL:
+            r = (a << 1) | (a >> 31)
+            fl = ST_C if a >> 31 else 0
+        elif op == RAP_OP_ROLC:
+            r = (a << 1) | (st & ST_C)
+            fl = ST_C if a >> 31 else 0
+        elif op == RAP_OP_ROR:
+            r = (a >> 1) | (a << 31)
+            fl = ST_C if a & 1 else 0
+        else:
+            r = (a >> 1) | ((st & ST_C) << 31)
+            fl = ST_C if a & 1 else 0
+        wint(n, dst, r, fl | nz_flags(r), M_ARITH)
+    # ---- floating point ---------------------------------------------------
+    elif op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
+        fr = flt_op(op, fval(n, c, 1), fval(n, c, 0), &fl)
+        wflt(n, dst, fr, fl)
+    elif op == RAP_OP_SUBRF:
+        fr = faddsub(fval(n, c, 0), fval(n, c, 1), 1, &fl)
+        wflt(n, dst, fr, fl)
+    elif op == RAP_OP_CMPF:
+        faddsub(fval(n, c, 1), fval(n, c, 0), 1, &fl)
+        set_flags(n, fl, M_LOGIC)
+    elif op == RAP_OP_ABSF or op == RAP_OP_NEGF or op == RAP_OP_LDF or op == RAP_OP_LDFI:
+        fb = fval(n, c, 0)
+        fr = flt_op(RAP_OP_LDF if op == RAP_OP_LDFI else op, fb, fb, &fl)
+        wflt(n, dst, fr, fl)
+    elif op == RAP_OP_NORM:
+        wflt(n, dst, fnorm(fval(n, c, 0), &fl), fl)
+    elif op == RAP_OP_RND:
+        wflt(n, dst, frnd(fval(n, c, 0), &fl), fl)
+    elif op == RAP_OP_FIX:
+        r = <uint32_t>ffix(fval(n, c, 0), &fl)
+        wint(n, dst, r, fl, M_LOGIC)
+    elif op == RAP_OP_FLOAT:
+        wflt(n, dst, ffloat(<int32_t>ival(n, c, 0), &fl), fl)
+    elif op == RAP_OP_LDE:
+        fb = fval(n, c, 0)
+        n.rexp[dst] = fb.e
+        if fb.e == FZERO_EXP:
+            n.r[dst] = 0
+    elif op == RAP_OP_LDM:
+        n.r[dst] = fval(n, c, 0).m
+    # ---- loads and stores, stack -----------------------------------------
+    elif op == RAP_OP_STF or op == RAP_OP_STFI:
+        store_op(n, c, 1, fsingle(n, d.o[0].reg))
+    elif op == RAP_OP_STI or op == RAP_OP_STII:
+        store_op(n, c, 1, n.r[d.o[0].reg])
+    elif op == RAP_OP_LDFC:
+        if cond_true(st, d.cond):
+            write_f(n, dst, fval(n, c, 0))
+    elif op == RAP_OP_LDIC:
+        if cond_true(st, d.cond):
+            write_reg(n, dst, ival(n, c, 0))
+    elif op == RAP_OP_PUSH:
+        return push(n, c, n.r[dst])
+    elif op == RAP_OP_PUSHF:
+        return push(n, c, fsingle(n, dst))
+    elif op == RAP_OP_POP:
+        err = pop(n, c, &v)
+        if err:
+            return err
+        wint(n, dst, v, nz_flags(v), M_LOGIC)
+    elif op == RAP_OP_POPF:
+        err = pop(n, c, &v)
+        if err:
+            return err
+        fr = single_to_f40(v)
+        wflt(n, dst, fr, fflags_of(fr))
+    elif op == RAP_OP_NOP or op == RAP_OP_IACK or op == RAP_OP_SIGI:
+        pass
+    # ---- program control -------------------------------------------------
+    elif op == RAP_OP_BR:
+        if d.timing == RAP_T_BRANCH_D:
+            delayed(n, <uint32_t>d.o[0].val, 1)
+        else:
+            c.nextpc = <uint32_t>d.o[0].val
+    elif op == RAP_OP_BC:
+        if cond_true(st, d.cond):
+            c.nextpc = branch_target(n, c, 0)
+    elif op == RAP_OP_BCD:
+        delayed(n, branch_target(n, c, 0), cond_true(st, d.cond))
+    elif op == RAP_OP_DBC or op == RAP_OP_DBCD:
+        # ARn - 1 in 24 bits; branch if the condition holds and ARn >= 0 (guide 13 DBcond)
+        v = add24(n.r[d.o[0].reg], -1)
+        n.r[d.o[0].reg] = v
+        take = cond_true(st, d.cond) and ((<int32_t>(v << 8)) >> 8) >= 0
+        if op == RAP_OP_DBCD:
+            delayed(n, branch_target(n, c, 1), take)
+        elif take:
+            c.nextpc = branch_target(n, c, 1)
+    elif op == RAP_OP_CALL:
+        err = push(n, c, c.pc + 1)
+        if err:
+            return err
+        c.nextpc = <uint32_t>d.o[0].val
+    elif op == RAP_OP_CALLC:
+        if cond_true(st, d.cond):
+            err = push(n, c, c.pc + 1)
+            if err:
+                return err
+            c.nextpc = branch_target(n, c, 0)
+    elif op == RAP_OP_RETSC or op == RAP_OP_RETIC:
+        if cond_true(st, d.cond):
+            err = pop(n, c, &v)
+            if err:
+                return err
+            c.nextpc = v & 0xFFFFFF
+            if op == RAP_OP_RETIC:
+                n.r[RAP_REG_ST] |= ST_GIE
+    elif op == RAP_OP_TRAPC:
+        # GIE is cleared, and restored if the condition is false (guide 13 TRAPcond)
+        gie = st & ST_GIE
+        n.r[RAP_REG_ST] &= ~ST_GIE
+        if cond_true(st, d.cond):
+            err = push(n, c, c.pc + 1)
+            if err:
+                return err
+            if plain_read(n, RAP_TRAP_VECTOR_BASE + <uint32_t>d.o[0].val, &v, &c.acc):
+                n.err_addr = RAP_TRAP_VECTOR_BASE + <uint32_t>d.o[0].val
+                return ERR_READ
+            c.nextpc = v & 0xFFFFFF
+        else:
+            n.r[RAP_REG_ST] |= gie
+    elif op == RAP_OP_RPTS:
+        n.r[RAP_REG_RC] = ival(n, c, 0)
+        n.r[RAP_REG_RS] = c.pc + 1
+        n.r[RAP_REG_RE] = c.pc + 1
+        n.r[RAP_REG_ST] |= ST_RM
+        n.rpts = 1
+    elif op == RAP_OP_RPTB:
+        n.r[RAP_REG_RS] = c.pc + 1
+        n.r[RAP_REG_RE] = <uint32_t>d.o[0].val
+        n.r[RAP_REG_ST] |= ST_RM
+    elif op == RAP_OP_IDLE:
+        n.r[RAP_REG_ST] |= ST_GIE
+        if not (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
+            n.status = ST_IDLE
+    elif op == RAP_OP_SWI:
+        n.status = ST_BREAK
+    # ---- parallel instructions (guide 13.2, "parallel" formats) ----------
+    elif op == RAP_OP_STF_P_STF or op == RAP_OP_STI_P_STI:
+        if op == RAP_OP_STF_P_STF:
+            sv = fsingle(n, d.o[0].reg)
+            v = fsingle(n, d.o[2].reg)
+        else:
+            sv = n.r[d.o[0].reg]
+            v = n.r[d.o[2].reg]
+        store_op(n, c, 3, v)        # the second part first: the first wins
+        store_op(n, c, 1, sv)
+    elif op == RAP_OP_LDF_P_LDF:
+        fa = fval(n, c, 0)
+        fb = fval(n, c, 2)
+        write_f(n, d.o[3].reg, fb)
+        write_f(n, d.o[1].reg, fa)
+    elif op == RAP_OP_LDI_P_LDI:
+        a = ival(n, c, 0)
+        b = ival(n, c, 2)
+        write_reg(n, d.o[3].reg, b)
+        write_reg(n, d.o[1].reg, a)
+    elif op == RAP_OP_MPYF_P_ADDF or op == RAP_OP_MPYF_P_SUBF:
+        fr = fmpy(fval(n, c, 0), fval(n, c, 1), &fl)
+        fr2 = faddsub(fval(n, c, 4), fval(n, c, 3), op == RAP_OP_MPYF_P_SUBF, &fl2)
+        write_f(n, d.o[2].reg, fr)
+        write_f(n, d.o[5].reg, fr2)
+        set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+    elif op == RAP_OP_MPYI_P_ADDI or op == RAP_OP_MPYI_P_SUBI:
+        r = imul24(n, ival(n, c, 0), ival(n, c, 1), &fl)
+        a = ival(n, c, 4)
+        b = ival(n, c, 3)
+        if op == RAP_OP_MPYI_P_SUBI:
+            v = int_ovm(n, isub(a, b, 0, &fl2), &fl2)
+        else:
+            v = int_ovm(n, iadd(a, b, 0, &fl2), &fl2)
+        write_reg(n, d.o[2].reg, r)
+        write_reg(n, d.o[5].reg, v)
+        set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+    else:
+        return exec_par_store(n, c, op)
+    return 0
+
+
+cdef int exec_par_store(Node* n, Ctx* c, int op) noexcept nogil:
+    """An operation in parallel with a store: ``OP [src1,] src2, dst1 || STx
+    src3, dst2``.  The stored register is read before the operation writes."""
+    cdef Decoded* d = c.d
+    cdef int nops = d.nops, three = d.nops == 5
+    cdef int dst = d.o[2].reg if three else d.o[1].reg
+    cdef int src3 = d.o[nops - 2].reg
+    cdef uint32_t st = n.r[RAP_REG_ST], fl = 0, mask = 0, sv, r
+    cdef F40 fr
+    cdef int base_op
+    if op == RAP_OP_ADDF_P_STF or op == RAP_OP_SUBF_P_STF or op == RAP_OP_MPYF_P_STF \
+            or op == RAP_OP_ABSF_P_STF or op == RAP_OP_NEGF_P_STF or op == RAP_OP_LDF_P_STF \
+            or op == RAP_OP_FLOAT_P_STF:
+        sv = fsingle(n, src3)
+        if op == RAP_OP_FLOAT_P_STF:
+            fr = ffloat(<int32_t>ival(n, c, 0), &fl)
+        elif three:
+            base_op = RAP_OP_ADDF if op == RAP_OP_ADDF_P_STF else (
+                RAP_OP_SUBF if op == RAP_OP_SUBF_P_STF else RAP_OP_MPYF)
+            fr = flt_op(base_op, fval(n, c, 1), fval(n, c, 0), &fl)
+        else:
+            base_op = RAP_OP_ABSF if op == RAP_OP_ABSF_P_STF else (
+                RAP_OP_NEGF if op == RAP_OP_NEGF_P_STF else RAP_OP_LDF)
+            fr = flt_op(base_op, fval(n, c, 0), fval(n, c, 0), &fl)
+        wflt(n, dst, fr, fl)
+    else:
+        sv = n.r[src3]
+        if op == RAP_OP_FIX_P_STI:
+            r = <uint32_t>ffix(fval(n, c, 0), &fl)
+            mask = M_LOGIC
+        elif three:
+            if op == RAP_OP_ADDI_P_STI:
+                base_op = RAP_OP_ADDI
+            elif op == RAP_OP_SUBI_P_STI:
+                base_op = RAP_OP_SUBI
+            elif op == RAP_OP_MPYI_P_STI:
+                base_op = RAP_OP_MPYI
+            elif op == RAP_OP_AND_P_STI:
+                base_op = RAP_OP_AND
+            elif op == RAP_OP_OR_P_STI:
+                base_op = RAP_OP_OR
+            elif op == RAP_OP_XOR_P_STI:
+                base_op = RAP_OP_XOR
+            elif op == RAP_OP_ASH_P_STI:
+                base_op = RAP_OP_ASH
+            else:
+                base_op = RAP_OP_LSH
+            r = int_op2(n, base_op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
+        else:
+            if op == RAP_OP_ABSI_P_STI:
+                base_op = RAP_OP_ABSI
+            elif op == RAP_OP_NEGI_P_STI:
+                base_op = RAP_OP_NEGI
+            elif op == RAP_OP_NOT_P_STI:
+                base_op = RAP_OP_NOT
+            else:
+                base_op = RAP_OP_LDI
+            r = int_op1(n, base_op, ival(n, c, 0), st, &fl, &mask)
+        wint(n, dst, r, fl, mask)
+    store_op(n, c, nops - 1, sv)
+    return 0

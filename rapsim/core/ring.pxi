@@ -1,0 +1,103 @@
+# The RAP ring (RAP-REFERENCE.md: facts section 1, decisions section 3).
+#
+# Node n's output latch feeds node n+1's input latch (mod N, across boards).
+# Each link holds at most two words in flight: one in the writer's output
+# latch, one in the reader's input latch.  With W the cycle a word is written,
+# M the first cycle it can be read (it is in the input latch) and R the cycle
+# it is read, for the k-th word of a link:
+#
+#     M[k] = max(W[k] + h, R[k-1] + 1)   h = 1: one hop per cycle, once the input latch is free
+#     W[k] >= M[k-1] - 1                 a write waits for the output latch to empty
+#     R[k] >= M[k]                       a read waits for the word
+#
+# (h may be set longer for board-to-board hops), so a stream moves one word per node per cycle and back-pressure stops a
+# writer two words ahead of its reader.  Every quantity is a cycle stamp, so
+# the outcome does not depend on the order in which the simulator runs the
+# nodes: a node only decides a ring access when the stamps it needs exist
+# (otherwise it waits, status ST_RING_*, and is resumed later).
+
+cdef enum:
+    T_NEVER = 0x3FFFFFFFFFFFFFFF    # "no such cycle" (as a lower bound: never)
+    T_PAST = -0x3FFFFFFFFFFFFFFF
+
+
+cdef inline void link_reset(Link* L) noexcept nogil:
+    if L.latency < 1:
+        L.latency = 1
+    L.head = 0
+    L.count = 0
+    L.last_read = T_PAST
+    L.last_move = T_PAST
+    L.words = 0
+
+
+cdef inline int64_t i64max(int64_t a, int64_t b) noexcept nogil:
+    return a if a > b else b
+
+
+cdef inline int ring_read_ready(Link* L, int64_t t, int64_t* when) noexcept nogil:
+    """Can the reader of L take a word at cycle t?  1 with the cycle it gets it
+    (t, or later if the word arrives later), 0 if no word is on its way yet."""
+    if L.count == 0:
+        return 0
+    when[0] = i64max(t, L.mtime[L.head])
+    return 1
+
+
+cdef inline uint32_t ring_take(Link* L, int64_t when) noexcept nogil:
+    cdef int h = L.head
+    cdef uint32_t v = L.data[h]
+    cdef int64_t m = L.mtime[h]
+    L.head = (h + 1) & 3
+    L.count -= 1
+    L.last_read = when
+    if L.count == 0:
+        L.last_move = m
+    else:
+        L.mtime[L.head] = i64max(L.wtime[L.head] + L.latency, when + 1)
+    return v
+
+
+cdef inline int ring_write_ready(Link* L, int64_t t, int64_t* when) noexcept nogil:
+    """Can the writer of L put a word in its output latch at cycle t?  1 with
+    the cycle it can (t or later), 0 while both latches are full."""
+    if L.count >= 2:
+        return 0
+    if L.count == 1:
+        when[0] = i64max(t, L.mtime[L.head] - 1)
+    else:
+        when[0] = i64max(t, L.last_move - 1)
+    return 1
+
+
+cdef inline void ring_put(Link* L, uint32_t v, int64_t when) noexcept nogil:
+    cdef int s = (L.head + L.count) & 3
+    L.data[s] = v
+    L.wtime[s] = when
+    if L.count == 0:
+        L.mtime[s] = i64max(when + L.latency, L.last_read + 1)
+    L.count += 1
+    L.words += 1
+
+
+cdef inline int ring_stat(Node* n, int64_t t, uint32_t* value) noexcept nogil:
+    """RING_STAT at cycle t: bit 0 = a read now would not wait, bit 1 = a write
+    now would not wait.  Returns 0 (and leaves value alone) if that depends on
+    what a neighbour may still do before cycle t (its lower-bound clock ``lb``
+    is behind t): the node then waits for it."""
+    cdef Link* I = n.rin
+    cdef Link* O = n.rout
+    cdef uint32_t v = 0
+    cdef int64_t w
+    if I.count > 0:
+        if I.mtime[I.head] <= t:
+            v |= 1
+    elif n.up.lb < t:
+        return 0            # the upstream node may still write a word readable at t
+    if O.count == 2:
+        if n.down.lb <= t:
+            return 0        # the downstream node may still read in time
+    elif ring_write_ready(O, t, &w) and w == t:
+        v |= 2
+    value[0] = v
+    return 1

@@ -1,0 +1,122 @@
+# Running the nodes of a machine.  Each node runs on its own clock until it
+# stops, reaches the cycle limit or waits for the ring; ring accesses are
+# decided from cycle stamps (ring.pxi), so the order in which nodes run
+# changes nothing in the results.  When no node can move, lower bounds on
+# the cycle of each waiting node's next action are propagated around the
+# ring; if that frees nobody, the machine is deadlocked.
+
+cdef enum:
+    EV_DONE = 0         # every node has exited
+    EV_HOSTCALL = 1     # node `who` asks the host daemon for a service
+    EV_ERROR = 2        # node `who` stopped with an error
+    EV_BREAK = 3        # node `who` executed SWI
+    EV_LIMIT = 4        # every running node reached the cycle limit
+    EV_DEADLOCK = 5     # no node can progress
+    EV_IDLE = 6         # node `who` executed IDLE with nothing to wake it
+
+
+cdef inline int waiting(int status) noexcept nogil:
+    return status == ST_RING_READ or status == ST_RING_WRITE or status == ST_RING_SYNC
+
+
+cdef int run_node(Node* n, int64_t limit) noexcept nogil:
+    """Run one node until it stops, waits or its clock reaches limit."""
+    while n.status == ST_RUNNING:
+        if n.cycle >= limit:
+            break
+        step(n)
+    n.lb = n.cycle
+    return n.status
+
+
+cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
+    """Cycle lower bounds of each node's next ring action: a node waiting for
+    data acts no earlier than one cycle after its upstream node can write; a
+    node waiting for room no earlier than its downstream node can read; a
+    node that has stopped never acts."""
+    cdef int i, it, changed
+    cdef int64_t b
+    cdef Node* n
+    for i in range(count):
+        n = &nodes[i]
+        if n.status == ST_RUNNING or waiting(n.status) or n.status == ST_HOSTCALL:
+            n.lb = n.cycle
+        else:
+            n.lb = T_NEVER
+    for it in range(count + 2):
+        changed = 0
+        for i in range(count):
+            n = &nodes[i]
+            if n.status == ST_RING_READ:
+                b = n.up.lb + 1 if n.up.lb < T_NEVER else T_NEVER
+            elif n.status == ST_RING_WRITE:
+                b = n.down.lb
+            else:
+                continue
+            if b > n.lb:
+                n.lb = b
+                changed = 1
+        if not changed:
+            break
+
+
+cdef int run_machine(Node* nodes, int count, int64_t limit, int* who) noexcept nogil:
+    cdef int i, progress, active, st
+    cdef uint64_t before
+    cdef Node* n
+    while True:
+        progress = 0
+        active = 0
+        for i in range(count):
+            n = &nodes[i]
+            if waiting(n.status):
+                n.status = ST_RUNNING
+            if n.status != ST_RUNNING:
+                continue
+            before = n.instret
+            st = run_node(n, limit)
+            if n.instret != before:
+                progress = 1
+            if st == ST_HOSTCALL:
+                who[0] = i
+                return EV_HOSTCALL
+            if st == ST_ERROR:
+                who[0] = i
+                return EV_ERROR
+            if st == ST_BREAK:
+                who[0] = i
+                return EV_BREAK
+            if st == ST_IDLE:
+                who[0] = i
+                return EV_IDLE
+            if st == ST_RUNNING or waiting(st):
+                active += 1
+        if active == 0:
+            return EV_DONE
+        if progress:
+            continue
+        # nobody moved: are the waiting nodes only waiting for the limit?
+        for i in range(count):
+            n = &nodes[i]
+            if n.status == ST_RUNNING and n.cycle < limit:
+                progress = 1
+        if progress:
+            continue
+        lower_bounds(nodes, count)
+        for i in range(count):
+            n = &nodes[i]
+            if n.status == ST_RING_SYNC:
+                n.status = ST_RUNNING
+                before = n.instret
+                run_node(n, limit)
+                if n.instret != before:
+                    progress = 1
+                    break
+        if progress:
+            continue
+        for i in range(count):
+            n = &nodes[i]
+            if waiting(n.status) and n.cycle < limit:
+                who[0] = i
+                return EV_DEADLOCK
+        return EV_LIMIT

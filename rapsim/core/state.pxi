@@ -1,0 +1,179 @@
+# State of a simulated node and of the ring: plain C structs, no Python objects.
+from libc.stdint cimport uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t, int64_t
+
+# --- why a node stopped (Node.status) --------------------------------------
+cdef enum:
+    ST_RUNNING = 0      # can execute
+    ST_EXITED = 1       # the program called exit through the host daemon
+    ST_ERROR = 2        # illegal instruction, bad address, ... (err_* fields)
+    ST_HOSTCALL = 3     # wrote HOST_CALL: the host daemon must serve it
+    ST_RING_READ = 4    # waiting for a word on the ring input
+    ST_RING_WRITE = 5   # waiting for the ring output latch to empty
+    ST_RING_SYNC = 6    # waiting for a neighbour's clock (RING_STAT)
+    ST_IDLE = 7         # executed IDLE with no interrupt that can wake it
+    ST_BREAK = 8        # executed SWI (a breakpoint for the host)
+    ST_LIMIT = 9        # reached the cycle limit of this run
+
+# --- error codes (Node.err_code) ------------------------------------------
+cdef enum:
+    ERR_NONE = 0
+    ERR_ILLEGAL = 1         # not a TMS320C30 instruction
+    ERR_FETCH = 2           # program fetch from an unmapped address
+    ERR_READ = 3            # data read from an unmapped address
+    ERR_WRITE = 4           # data write to an unmapped or read-only address
+    ERR_DELAY_SLOT = 5      # branch-class instruction in a delayed branch's slots
+    ERR_RPTS_TARGET = 6     # RPTS of an instruction that cannot be repeated
+    ERR_HOST = 7            # the host daemon rejected a request (message kept in Python)
+    ERR_RING_MULTI = 8      # more than one ring read (or write) in one instruction
+
+# --- stall causes (Node.stall[]) ------------------------------------------
+cdef enum:
+    SC_BRANCH = 0       # pipeline flushes of branches, calls, returns, traps, repeat set-up
+    SC_REGCONF = 1      # register conflicts (AR/IR/BK, DP, SP groups)
+    SC_MEMWAIT = 2      # wait states
+    SC_BUSCONF = 3      # several accesses on one bus (or >2 on an on-chip block)
+    SC_RING_READ = 4    # waiting for ring data
+    SC_RING_WRITE = 5   # waiting for the ring output latch
+    SC_HOSTCALL = 6     # host calls
+    NSTALL = 7
+
+# --- memory regions (counters, timing) ------------------------------------
+cdef enum:
+    RG_SRAM = 0
+    RG_DRAM = 1
+    RG_RAM0 = 2
+    RG_RAM1 = 3
+    RG_RINGIO = 4
+    NREGION = 5
+    RG_NONE = 255
+
+# --- register groups for pipeline conflicts (guide 8.2.2) -----------------
+cdef enum:
+    GRP_AR = 1          # AR0-AR7, IR0, IR1, BK
+    GRP_DP = 2
+    GRP_SP = 4
+
+# --- status register bits (guide 3.1.7, figure 3-2) -----------------------
+cdef enum:
+    ST_C = 0x0001
+    ST_V = 0x0002
+    ST_Z = 0x0004
+    ST_N = 0x0008
+    ST_UF = 0x0010
+    ST_LV = 0x0020
+    ST_LUF = 0x0040
+    ST_OVM = 0x0080
+    ST_RM = 0x0100
+    ST_CF = 0x0400
+    ST_CE = 0x0800
+    ST_CC = 0x1000
+    ST_GIE = 0x2000
+
+cdef enum:
+    DPAGE_BITS = 10                 # decode-cache page: 1024 words
+    DPAGE_WORDS = 1 << 10
+    NDPAGES = 1 << (24 - 10)
+
+
+cdef struct Opnd:
+    uint8_t kind        # RAP_K_*
+    uint8_t reg         # register number; for indirect operands the AR index
+    uint8_t mode        # indirect modification code
+    uint8_t pad
+    int32_t val         # displacement, immediate, address or (for floats) unused
+
+
+cdef struct Decoded:
+    uint32_t word
+    uint16_t op         # RAP_OP_*
+    uint16_t form
+    uint8_t timing      # RAP_T_*
+    uint8_t nops
+    uint8_t cond
+    uint8_t valid       # 0 = not decoded yet, 1 = ok, 2 = illegal
+    uint8_t uses        # register groups used for addressing (decode stage)
+    uint8_t writes      # register groups written (execute stage)
+    uint8_t naddr       # operands with an address (indirect or direct): at most 2
+    uint8_t addr_op[2]  # their operand indices, in ARn-commit order (bits 7-0 first)
+    uint8_t addr_w      # bit k set: addr_op[k] is written (a store), else read
+    uint8_t access      # 0 for NOP: addresses are formed, memory is not touched
+    Opnd o[6]
+
+
+cdef struct Link:
+    # One ring link: node n's output latch feeding node n+1's input latch.
+    # Words are timestamped so that the lock-step schedule is reproduced
+    # exactly whatever order the simulator runs nodes in (ring.pxi).
+    uint32_t data[4]    # circular queue of words in flight (at most 2)
+    int64_t wtime[4]    # cycle in which each word was written
+    int64_t mtime[4]    # cycle from which each word is readable (in the input latch)
+    int head            # index of the oldest unread word
+    int count           # words written and not yet read (0..2)
+    int64_t last_read   # cycle of the last read (or -1)
+    int64_t last_move   # mtime of the most recently written word (or -1)
+    uint64_t words      # words carried
+    int64_t latency     # cycles of one hop (1; board-to-board hops may be configured longer)
+
+
+cdef struct Node:
+    # architectural state (guide chapter 3)
+    uint32_t r[32]          # registers by number; R0-R7: bits 31-0 of the 40-bit register
+    int32_t rexp[8]         # R0-R7: bits 39-32 (the exponent), -128..127
+    uint32_t pc
+    # control state
+    int32_t dslots          # delay slots left after a delayed branch (0 = none)
+    uint32_t dtarget
+    int32_t dtaken
+    int32_t rpts            # an RPTS repetition is in progress
+    Decoded rpts_ins        # the instruction RPTS repeats (fetched once)
+    uint32_t rpts_pc
+    int32_t fwd_count       # RING_FWD: words still to forward
+    # run state
+    int status
+    int err_code
+    uint32_t err_pc
+    uint32_t err_word
+    uint32_t err_addr
+    uint32_t hostcall_addr
+    int exit_status
+    int node_id
+    int node_count
+    # clock and counters
+    int64_t cycle
+    uint64_t instret
+    uint64_t stall[7]
+    uint64_t acc_read[5]
+    uint64_t acc_write[5]
+    uint64_t acc_fetch[5]
+    uint64_t cache_hits
+    uint64_t cache_misses
+    uint64_t ring_sent
+    uint64_t ring_received
+    uint64_t ring_forwarded
+    uint64_t host_calls
+    # pipeline timing state (timing.pxi)
+    int64_t grp_ready[3]    # cycle from which decode may use each register group
+    # instruction cache (guide 4.3): two 32-word segments, LRU
+    uint32_t ssa[2]         # segment start addresses (address bits 23-5)
+    uint32_t present[2]     # one present bit per word
+    int lru                 # index of the least recently used segment
+    # memories
+    uint32_t* sram
+    uint32_t sram_words
+    uint32_t* dram
+    uint32_t dram_words
+    uint32_t ram[2048]      # on-chip RAM blocks 0 and 1
+    int wait[5]             # wait states per region
+    int64_t hostcall_cycles
+    # pre-decoded instructions, by 1K-word page (allocated on first fetch)
+    Decoded** dcache
+    # an instruction that had to wait (ring): retried without a new fetch
+    int pend_valid
+    Decoded pend_ins
+    int pend_fetch_rg
+    # ring links and neighbours (owned by the machine)
+    Link* rin
+    Link* rout
+    Node* up                # the node whose output feeds our input
+    Node* down              # the node our output feeds
+    int64_t lb              # lower bound of the cycle of this node's next action (scheduler)

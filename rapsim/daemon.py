@@ -1,0 +1,276 @@
+"""The host daemon: the UNIX side that serves the nodes' system calls.
+
+On the RAP a daemon on the host workstation had all RAP memory mapped and
+answered the nodes' system-call interrupts (RAP-REFERENCE.md section 1).
+Here a node writes the address of a *request block* to HOST_CALL (0x800005);
+the simulator stops that node, :meth:`HostDaemon.serve` carries out the
+request and writes the reply into the block, and the node goes on after the
+configured host-call time.  The ABI (docs/syscalls.md):
+
+======  ===========  ==========================================  ===========================
+word    name         written by the node                         written by the daemon
+======  ===========  ==========================================  ===========================
++0      service      service number (below)
++1      result                                                   result, or -1 on error
++2      errno                                                    0, or an error number
++3..+7  arg0..arg4   arguments
+======  ===========  ==========================================  ===========================
+
+Services: 1 EXIT(status); 2 WRITE(fd, buf, count) and 3 READ(fd, buf, count)
+move text one character per word (the low 8 bits); 4 OPEN(path, flags,
+mode) with a NUL-terminated path of one character per word; 5 CLOSE(fd);
+6 LSEEK(fd, offset, whence); 7 CLOCK() -> low 32 bits of the node's cycle
+count (arg0 receives the high 32 bits); 8 ARGC(); 9 ARGV(index, buf, max);
+10 READ_WORDS(fd, addr, count) and 11 WRITE_WORDS(fd, addr, count) copy raw
+32-bit words (little-endian in the file) between a host file and node memory.
+
+The daemon is a sandbox: paths resolve inside a root directory; ``..``
+escapes, absolute paths outside the root, symbolic links leading out of it,
+too many open files and oversized transfers are refused with an error
+number, never with a crash.
+"""
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass, field
+from typing import BinaryIO, Callable
+
+import numpy as np
+
+SERVICES = {1: "EXIT", 2: "WRITE", 3: "READ", 4: "OPEN", 5: "CLOSE", 6: "LSEEK", 7: "CLOCK",
+            8: "ARGC", 9: "ARGV", 10: "READ_WORDS", 11: "WRITE_WORDS"}
+SERVICE_NUMBERS = {v: k for k, v in SERVICES.items()}
+BLOCK_WORDS = 8
+
+# open() flags as the nodes pass them (Linux values; docs/syscalls.md)
+O_RDONLY, O_WRONLY, O_RDWR = 0, 1, 2
+O_ACCMODE = 3
+O_CREAT, O_EXCL, O_TRUNC, O_APPEND = 0x40, 0x80, 0x200, 0x400
+_KNOWN_FLAGS = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND
+
+MAX_OPEN_FILES = 32            # per node, beyond stdin/stdout/stderr
+MAX_TRANSFER_WORDS = 1 << 22   # 4 M words (the size of a node's DRAM) per call
+MAX_PATH = 1024
+
+
+class DaemonError(Exception):
+    """A request the daemon refuses: carries the errno for the node."""
+
+    def __init__(self, err: int, why: str = ""):
+        super().__init__(why or os.strerror(err))
+        self.errno = err
+
+
+class BadRequest(Exception):
+    """A request block the daemon cannot even read: the node is stopped."""
+
+
+@dataclass
+class NodeFiles:
+    files: dict[int, BinaryIO] = field(default_factory=dict)
+
+
+def _s32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+class HostDaemon:
+    """Serves host calls for every node of a simulated machine.
+
+    ``write_output(node, fd, data)`` receives what nodes write to stdout (1)
+    and stderr (2); ``stdin`` (bytes) is what node 0 reads from fd 0 (other
+    nodes read end-of-file).
+    """
+
+    def __init__(self, root: str | os.PathLike = ".", argv: list[str] | tuple = (),
+                 write_output: Callable[[int, int, bytes], None] | None = None,
+                 stdin: BinaryIO | None = None):
+        self.root = os.path.realpath(os.fspath(root))
+        if not os.path.isdir(self.root):
+            raise FileNotFoundError(f"daemon root {root!r} is not a directory")
+        self.argv = [str(a) for a in argv]
+        self.write_output = write_output or (lambda node, fd, data: None)
+        self.stdin = stdin
+        self.nodes: dict[int, NodeFiles] = {}
+        self.calls = 0
+
+    # -- paths ------------------------------------------------------------------
+    def resolve(self, path: str) -> str:
+        """The host path of a node's path, or DaemonError if it leaves the root."""
+        if not path:
+            raise DaemonError(errno.ENOENT, "empty path")
+        if len(path) > MAX_PATH:
+            raise DaemonError(errno.ENAMETOOLONG)
+        full = path if os.path.isabs(path) else os.path.join(self.root, path)
+        real = os.path.realpath(full)
+        if real != self.root and not real.startswith(self.root + os.sep):
+            raise DaemonError(errno.EACCES, f"{path!r} is outside the daemon's root")
+        return real
+
+    # -- the request block ------------------------------------------------------
+    def serve(self, sim, node: int) -> tuple[bool, int]:
+        """Carry out the request of ``node``; returns (exited, exit status).
+        Raises BadRequest if the request block itself is unreadable."""
+        core = sim.core
+        addr = core.hostcall_addr(node)
+        if not core.mapped(node, addr, BLOCK_WORDS):
+            raise BadRequest(f"request block at 0x{addr:06X} is not in node memory")
+        block = core.read(node, addr, BLOCK_WORDS)
+        service = int(block[0])
+        args = [int(x) for x in block[3:8]]
+        self.calls += 1
+        if service == 1:                       # EXIT
+            return True, _s32(args[0])
+        extra: dict[int, int] = {}
+        try:
+            result = self._dispatch(sim, node, service, args, extra)
+            err = 0
+        except DaemonError as e:
+            result, err = -1, e.errno
+        except OSError as e:
+            result, err = -1, e.errno or errno.EIO
+        reply = np.array([result & 0xFFFFFFFF, err], dtype=np.uint32)
+        core.write(node, addr + 1, reply)
+        for k, v in extra.items():
+            core.write(node, addr + k, np.array([v & 0xFFFFFFFF], dtype=np.uint32))
+        return False, 0
+
+    def _dispatch(self, sim, node, service, args, extra) -> int:
+        core = sim.core
+        files = self.nodes.setdefault(node, NodeFiles()).files
+        if service == 2:                       # WRITE
+            fd, buf, count = args[0], args[1], _s32(args[2])
+            data = self._read_mem(core, node, buf, count)
+            text = bytes((data & 0xFF).astype(np.uint8))
+            if fd in (1, 2) and fd not in files:
+                self.write_output(node, fd, text)
+                return len(text)
+            return self._file(files, fd).write(text) or 0
+        if service == 3:                       # READ
+            fd, buf, count = args[0], args[1], _s32(args[2])
+            self._check_span(core, node, buf, count)
+            if fd == 0 and fd not in files:
+                data = (self.stdin.read(count) if self.stdin is not None and node == 0 else b"")
+            else:
+                data = self._file(files, fd).read(count)
+            if data:
+                core.write(node, buf, np.frombuffer(data, dtype=np.uint8).astype(np.uint32))
+            return len(data)
+        if service == 4:                       # OPEN
+            path = self._read_string(core, node, args[0])
+            return self._open(files, path, args[1], args[2])
+        if service == 5:                       # CLOSE
+            f = self._file(files, args[0])
+            del files[args[0]]
+            f.close()
+            return 0
+        if service == 6:                       # LSEEK
+            f = self._file(files, args[0])
+            whence = args[2]
+            if whence not in (0, 1, 2):
+                raise DaemonError(errno.EINVAL, "bad whence")
+            return f.seek(_s32(args[1]), whence)
+        if service == 7:                       # CLOCK
+            c = core.cycle(node)
+            extra[3] = c >> 32
+            return c & 0xFFFFFFFF
+        if service == 8:                       # ARGC
+            return len(self.argv)
+        if service == 9:                       # ARGV
+            index, buf, maxw = args[0], args[1], _s32(args[2])
+            if not 0 <= index < len(self.argv):
+                raise DaemonError(errno.EINVAL, "no such argument")
+            s = self.argv[index].encode("utf-8")
+            if len(s) + 1 > maxw:
+                raise DaemonError(errno.ERANGE, "buffer too small")
+            self._check_span(core, node, buf, len(s) + 1)
+            core.write(node, buf, np.frombuffer(s + b"\0", dtype=np.uint8).astype(np.uint32))
+            return len(s)
+        if service == 10:                      # READ_WORDS
+            fd, addr, count = args[0], args[1], _s32(args[2])
+            self._check_span(core, node, addr, count)
+            data = self._file(files, fd).read(4 * count)
+            n = len(data) // 4
+            if n:
+                core.write(node, addr, np.frombuffer(data[:4 * n], dtype="<u4").astype(np.uint32))
+            return n
+        if service == 11:                      # WRITE_WORDS
+            fd, addr, count = args[0], args[1], _s32(args[2])
+            data = self._read_mem(core, node, addr, count)
+            self._file(files, fd).write(data.astype("<u4").tobytes())
+            return count
+        raise DaemonError(errno.ENOSYS, f"unknown service {service}")
+
+    # -- helpers ------------------------------------------------------------------
+    def _check_span(self, core, node: int, addr: int, count: int) -> None:
+        if count < 0:
+            raise DaemonError(errno.EINVAL, "negative count")
+        if count > MAX_TRANSFER_WORDS:
+            raise DaemonError(errno.EFBIG, f"transfer of {count} words exceeds {MAX_TRANSFER_WORDS}")
+        if count and not core.mapped(node, addr, count):
+            raise DaemonError(errno.EFAULT, "buffer outside node memory")
+
+    def _read_mem(self, core, node: int, addr: int, count: int) -> np.ndarray:
+        self._check_span(core, node, addr, count)
+        return core.read(node, addr, count) if count else np.zeros(0, dtype=np.uint32)
+
+    def _read_string(self, core, node: int, addr: int) -> str:
+        out = bytearray()
+        while len(out) <= MAX_PATH:
+            n = min(64, MAX_PATH + 1 - len(out))
+            while n and not core.mapped(node, addr, n):
+                n -= 1
+            if n == 0:
+                raise DaemonError(errno.EFAULT, "string outside node memory")
+            chunk = core.read(node, addr, n)
+            for w in chunk:
+                if w & 0xFF == 0:
+                    return out.decode("utf-8", errors="replace")
+                out.append(int(w) & 0xFF)
+            addr += n
+        raise DaemonError(errno.ENAMETOOLONG)
+
+    def _file(self, files: dict, fd: int):
+        f = files.get(fd)
+        if f is None:
+            raise DaemonError(errno.EBADF, f"bad file descriptor {fd}")
+        return f
+
+    def _open(self, files: dict, path: str, flags: int, mode: int) -> int:
+        if flags & ~_KNOWN_FLAGS or flags & O_ACCMODE == 3:
+            raise DaemonError(errno.EINVAL, f"unsupported open flags 0x{flags:X}")
+        if len(files) >= MAX_OPEN_FILES:
+            raise DaemonError(errno.EMFILE)
+        real = self.resolve(path)
+        osflags = {O_RDONLY: os.O_RDONLY, O_WRONLY: os.O_WRONLY, O_RDWR: os.O_RDWR}[flags & O_ACCMODE]
+        if flags & O_CREAT:
+            osflags |= os.O_CREAT
+        if flags & O_EXCL:
+            osflags |= os.O_EXCL
+        if flags & O_TRUNC:
+            osflags |= os.O_TRUNC
+        if flags & O_APPEND:
+            osflags |= os.O_APPEND
+        osflags |= getattr(os, "O_NOFOLLOW", 0)
+        if os.path.isdir(real):
+            raise DaemonError(errno.EISDIR)
+        fdh = os.open(real, osflags, (mode & 0o777) or 0o644)
+        acc = flags & O_ACCMODE
+        fmode = "rb" if acc == O_RDONLY else ("ab" if flags & O_APPEND else ("r+b" if acc == O_RDWR else "wb"))
+        f = os.fdopen(fdh, fmode, buffering=0)
+        fd = 3
+        while fd in files:
+            fd += 1
+        files[fd] = f
+        return fd
+
+    def close_all(self) -> None:
+        for nf in self.nodes.values():
+            for f in nf.files.values():
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            nf.files.clear()

@@ -1,0 +1,298 @@
+"""The simulated RAP as a Python object: configure, load, run, inspect.
+
+>>> sim = Simulator(MachineConfig(nodes=4))
+>>> sim.load(read_image("prog.out"))
+>>> result = sim.run(max_cycles=10_000_000)
+>>> result.ok, result.exit_status, sim.counters(0)["cycles"]
+
+The cycle-level core is the C extension ``rapsim._sim``; this module handles
+configuration, loading, the host daemon and reporting, never anything per
+simulated instruction.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from rapsim import _sim
+from rapsim.asm import isa
+from rapsim.asm.decoder import decode, format_instruction
+from rapsim.asm.floatfmt import from_extended, from_single, to_extended, to_single
+from rapsim.asm.objfile import Image
+from rapsim.config import MachineConfig
+from rapsim.daemon import BadRequest, HostDaemon
+
+NO_LIMIT = 1 << 62
+
+
+@dataclass
+class RunResult:
+    """How a run ended.
+
+    ``event``: "done" (every node exited), "error", "deadlock", "idle",
+    "limit" (the cycle limit was reached first) or "break" (SWI).
+    ``exit_status``: the first non-zero exit status of a node, else 0.
+    ``messages``: human-readable reports (errors name node, PC, instruction).
+    """
+    event: str
+    exit_status: int = 0
+    node: int = -1
+    messages: list[str] = field(default_factory=list)
+    cycles: int = 0
+    host_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.event == "done"
+
+
+def _reg_number(name: str | int) -> int:
+    if isinstance(name, int):
+        if not 0 <= name < isa.NUM_REGISTERS:
+            raise KeyError(f"no register number {name}")
+        return name
+    try:
+        return isa.REG[name.upper()]
+    except KeyError:
+        raise KeyError(f"no register {name!r}") from None
+
+
+class Simulator:
+    """A simulated RAP machine with its host daemon."""
+
+    def __init__(self, config: MachineConfig | None = None, *, root: str = ".",
+                 argv: Iterable[str] = (), output: Callable[[int, int, bytes], None] | None = None,
+                 stdin=None):
+        self.config = config or MachineConfig()
+        mem = self.config.memory
+        waits = [mem.sram_wait, mem.dram_wait, mem.onchip_wait, mem.onchip_wait, mem.ringio_wait]
+        self.core = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
+                                 self.config.hostcall_cycles)
+        for n in range(self.config.nodes):
+            if self.config.nodes > 1 and (n % 4 == 3 or n == self.config.nodes - 1):
+                self.core.set_link_latency(n, self.config.board_hop_cycles)
+        self.daemon = HostDaemon(root, list(argv), output, stdin)
+        self.image: Image | None = None
+        self._lines: dict[int, tuple[int, int]] = {}
+        self._labels: dict[int, str] = {}
+
+    @property
+    def nodes(self) -> int:
+        return self.config.nodes
+
+    def _node_list(self, node: int | None) -> range | list[int]:
+        return range(self.nodes) if node is None else [node]
+
+    # -- loading ----------------------------------------------------------------
+    def load(self, image: Image) -> None:
+        """Load one image into every node (SPMD), reset the machine and point
+        every PC at the image's entry."""
+        for seg in image.segments:
+            if seg.size and not self.core.mapped(0, seg.address, seg.size):
+                raise ValueError(f"segment {seg.name} at 0x{seg.address:06X} ({seg.size} words) "
+                                 "does not fit the node's memory map")
+        for n in range(self.nodes):
+            for addr, words in image.words():
+                if len(words):
+                    self.core.write(n, addr, words)
+        self.image = image
+        self._lines = {a: (f, ln) for a, f, ln in image.lines}
+        self._labels = {}
+        for name, addr in sorted(image.symbols.items(), key=lambda kv: (len(kv[0]), kv[0])):
+            self._labels.setdefault(addr, name)
+        self.reset(image.entry)
+
+    def reset(self, pc: int | None = None) -> None:
+        """Reset registers, counters and the ring (memory is kept); PC from
+        the reset vector, or ``pc``."""
+        self.core.reset()
+        if pc is not None:
+            for n in range(self.nodes):
+                self.core.set_pc(n, pc)
+
+    # -- running ----------------------------------------------------------------
+    def run(self, max_cycles: int | None = None) -> RunResult:
+        """Run until every node has exited, or until an error, a deadlock, a
+        breakpoint or the cycle limit (per node) stops the machine."""
+        limit = NO_LIMIT if max_cycles is None else int(max_cycles)
+        t0 = time.perf_counter()
+        while True:
+            event, who = self.core.run(limit)
+            if event != "hostcall":
+                break
+            try:
+                exited, status = self.daemon.serve(self, who)
+            except BadRequest as e:
+                self.core.fail_hostcall(who)
+                res = RunResult("error", node=who, messages=[f"node {who}: host call rejected: {e}"])
+                return self._finish(res, t0)
+            self.core.finish_hostcall(who, self.config.hostcall_cycles, exited, status)
+        res = RunResult(event, node=who)
+        if event == "error":
+            res.messages.append(self._error_text(who))
+        elif event == "deadlock":
+            res.messages.append("deadlock: no node can progress")
+            res.messages += [self._node_state(n) for n in range(self.nodes)]
+        elif event == "idle":
+            res.messages.append(f"node {who}: executed IDLE at {self._where(self.core.get_pc(who) - 1)}"
+                                " and no interrupt can wake it (no interrupt source is modelled)")
+        elif event == "limit":
+            res.messages.append(f"cycle limit of {limit} reached before the program finished "
+                                "(a runaway program? raise --max-cycles)")
+            res.messages += [self._node_state(n) for n in range(self.nodes)
+                             if self.core.status(n) != "exited"]
+        elif event == "break":
+            res.messages.append(f"node {who}: stopped at a software breakpoint (SWI) at "
+                                f"{self._where(self.core.get_pc(who) - 1)}")
+        return self._finish(res, t0)
+
+    def _finish(self, res: RunResult, t0: float) -> RunResult:
+        res.host_seconds = time.perf_counter() - t0
+        res.cycles = max(self.core.cycle(n) for n in range(self.nodes))
+        for n in range(self.nodes):
+            if self.core.status(n) == "exited" and self.core.exit_status(n) != 0:
+                res.exit_status = self.core.exit_status(n)
+                break
+        return res
+
+    def step(self, node: int = 0) -> str:
+        """Execute one instruction of one node; returns its status."""
+        return self.core.step(node)
+
+    # -- reporting helpers ------------------------------------------------------
+    def disassemble_at(self, addr: int, node: int = 0, word: int | None = None) -> str:
+        if word is None:
+            if not self.core.mapped(node, addr):
+                return "(unmapped)"
+            word = int(self.core.read(node, addr, 1)[0])
+        d = decode(word)
+        text = format_instruction(d, addr, self._labels.get) if d else ".word (illegal)"
+        return f"{word:08X}  {' '.join(text.split())}"
+
+    def _where(self, pc: int) -> str:
+        pc &= 0xFFFFFF
+        s = f"PC 0x{pc:06X}"
+        if pc in self._lines and self.image is not None:
+            f, ln = self._lines[pc]
+            fname = self.image.files[f] if 0 <= f < len(self.image.files) else "?"
+            s += f" ({fname}:{ln})"
+        return s
+
+    def _error_text(self, node: int) -> str:
+        reason, pc, word, addr = self.core.error(node)
+        text = f"node {node}: {reason} at {self._where(pc)}"
+        if reason.startswith("instruction fetch"):
+            return text
+        text += f": {self.disassemble_at(pc, node, word)}"
+        if "address" in reason or "host" in reason:
+            text += f" (address 0x{addr:06X})"
+        return text
+
+    def _node_state(self, n: int) -> str:
+        st = self.core.status(n)
+        pc = self.core.get_pc(n)
+        if st.startswith("ring"):
+            _, word = self.core.wait_kind(n)
+            what = {"ring-read": "waits to read from the ring",
+                    "ring-write": "waits to write to the ring (output latch full)",
+                    "ring-sync": "waits on RING_STAT for a neighbour"}[st]
+            up = (n - 1) % self.nodes
+            down = (n + 1) % self.nodes
+            other = up if st == "ring-read" else down
+            ost = self.core.status(other)
+            tail = f"; {'upstream' if st == 'ring-read' else 'downstream'} node {other} is {ost}" \
+                if ost in ("exited", "error", "idle") else ""
+            return f"  node {n}: {self._where(pc)}: {self.disassemble_at(pc, n, word)}: {what}{tail}"
+        return f"  node {n}: {st} at {self._where(pc)}: {self.disassemble_at(pc, n)}"
+
+    # -- registers ----------------------------------------------------------------
+    def reg(self, name: str | int, node: int = 0) -> int:
+        """A register's 32-bit value (R0-R7: bits 31-0)."""
+        return self.core.get_reg(node, _reg_number(name))
+
+    def set_reg(self, name: str | int, value: int, node: int | None = None) -> None:
+        r = _reg_number(name)
+        for n in self._node_list(node):
+            self.core.set_reg(n, r, value & 0xFFFFFFFF)
+
+    def reg40(self, name: str | int, node: int = 0) -> int:
+        """The 40-bit pattern of R0-R7 (exponent in bits 39-32)."""
+        r = _reg_number(name)
+        if r >= 8:
+            raise KeyError(f"{name} is not an extended-precision register")
+        return (self.core.get_exp(node, r) & 0xFF) << 32 | self.core.get_reg(node, r)
+
+    def set_reg40(self, name: str | int, pattern: int, node: int | None = None) -> None:
+        r = _reg_number(name)
+        if r >= 8:
+            raise KeyError(f"{name} is not an extended-precision register")
+        e = (pattern >> 32) & 0xFF
+        for n in self._node_list(node):
+            self.core.set_exp(n, r, e - 256 if e & 0x80 else e)
+            self.core.set_reg(n, r, pattern & 0xFFFFFFFF)
+
+    def regf(self, name: str | int, node: int = 0) -> float:
+        """R0-R7 as a floating-point value (exact)."""
+        return float(from_extended(self.reg40(name, node)))
+
+    def set_regf(self, name: str | int, value: float, node: int | None = None) -> None:
+        self.set_reg40(name, int(to_extended(value)), node)
+
+    def registers(self, node: int = 0) -> dict:
+        """Every register: R0-R7 as {"hex": 40-bit pattern, "value": float,
+        "int": bits 31-0 signed}, the others as integers; plus PC."""
+        out: dict = {}
+        for i, name in enumerate(isa.REGISTER_NAMES):
+            if i < 8:
+                p = self.reg40(i, node)
+                low = p & 0xFFFFFFFF
+                out[name] = {"hex": f"0x{p:010X}", "value": float(from_extended(p)),
+                             "int": low - (1 << 32) if low & 0x80000000 else low}
+            else:
+                out[name] = self.reg(i, node)
+        out["PC"] = self.core.get_pc(node)
+        return out
+
+    # -- memory -------------------------------------------------------------------
+    def read(self, addr: int, count: int, node: int = 0) -> np.ndarray:
+        return self.core.read(node, addr, count)
+
+    def write(self, addr: int, words, node: int | None = None) -> None:
+        a = np.asarray(words, dtype=np.uint32)
+        for n in self._node_list(node):
+            self.core.write(n, addr, a)
+
+    def read_floats(self, addr: int, count: int, node: int = 0) -> np.ndarray:
+        """Single-precision C30 words as float64 (exact)."""
+        return from_single(self.read(addr, count, node))
+
+    def write_floats(self, addr: int, values, node: int | None = None) -> None:
+        """Store floats as single-precision C30 words (rounded to nearest)."""
+        self.write(addr, to_single(np.asarray(values, dtype=np.float64)), node)
+
+    # -- counters -----------------------------------------------------------------
+    def counters(self, node: int = 0) -> dict:
+        c = self.core.counters(node)
+        c["stall_cycles"] = sum(c["stalls"].values())
+        c["status"] = self.core.status(node)
+        c["pc"] = self.core.get_pc(node)
+        return c
+
+    def machine_counters(self) -> dict:
+        """Per-node counters plus machine totals and ring utilisation (words
+        moved over all links / (links x cycles): 1.0 = every link busy every
+        cycle)."""
+        per = [self.counters(n) for n in range(self.nodes)]
+        cycles = max(c["cycles"] for c in per) if per else 0
+        words = sum(self.core.link_words(n) for n in range(self.nodes))
+        return {
+            "nodes": per,
+            "cycles": cycles,
+            "seconds": cycles / self.config.clock_hz,
+            "instructions": sum(c["instructions"] for c in per),
+            "ring_words": words,
+            "ring_utilisation": words / (self.nodes * cycles) if cycles else 0.0,
+        }
