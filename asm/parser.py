@@ -270,7 +270,7 @@ class _Callbacks:
             index = (Sym(index, col), col)
         else:
             index = (int(index), col)
-        return _indirect(col, pre, ar, col, post, col, index, circ, bitrev, col)
+        return _indirect(col, pre, "AR" + ar, col, post, col, index, circ, bitrev, col)
 
     def indirect(self, c):
         star, pre, ar, post, index, circ, suffix = c
@@ -327,6 +327,11 @@ _TOKEN_TEXT = {"$END": "end of line", "IDENT": "name", "NUMBER": "number",
                "PAR": "'||'"}
 
 
+_LAST_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*)\s*$")
+_OPERATORS = frozenset({"PLUS", "MINUS", "STAR", "SLASH", "PERCENT", "SHL", "SHR", "AMP", "VBAR",
+                        "CARET", "EQ", "NE", "LT", "GT", "LE", "GE"})
+
+
 def _expected_text(expected: set[str]) -> str:
     if expected & {"NUMBER", "IDENT", "LPAR"}:
         return "an operand or expression"
@@ -351,6 +356,10 @@ def _message(e: UnexpectedInput, text: str) -> tuple[str, int]:
             what = _TOKEN_TEXT.get(tok.type)
             what = f"{what} '{tok}'" if what else f"'{tok}'"
             col = tok.column
+            before = _LAST_WORD.search(text, 0, col - 1)
+            if before and before.group(1).upper() in REGISTERS and tok.type in _OPERATORS:
+                return f"register {before.group(1).upper()} cannot be used in an expression", \
+                    before.start(1) + 1
         exp = _expected_text(set(e.expected))
         return f"syntax error: unexpected {what}" + (f", expected {exp}" if exp else ""), col
     return f"syntax error: {e}", getattr(e, "column", 1) or 1
@@ -370,8 +379,9 @@ def parse_statement(text: str):
     st = _cache.get(text)
     if st is not None:
         return st
+    p = _get_parser()
     try:
-        st = _get_parser().parse(text)
+        st = p.parse(text)
     except AsmSyntaxError as e:
         st = Bad(str(e), e.col)
     except UnexpectedInput as e:

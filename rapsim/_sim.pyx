@@ -236,12 +236,21 @@ cdef class Machine:
         n.rpts = 0
 
     # -- running ---------------------------------------------------------------
-    def run(self, int64_t limit):
-        """Run until an event; returns (event name, node index or -1)."""
+    def run(self, int64_t limit, int64_t quantum=0, order=None):
+        """Run until an event; returns (event name, node index or -1).
+        ``quantum`` and ``order`` only change how the simulator interleaves
+        nodes, never the results."""
         cdef int who = -1
-        cdef int ev
+        cdef int ev, i
+        cdef cnp.ndarray[cnp.int32_t, ndim=1] o
+        if order is None:
+            o = np.arange(self.count, dtype=np.int32)
+        else:
+            o = np.ascontiguousarray(order, dtype=np.int32)
+            if sorted(o.tolist()) != list(range(self.count)):
+                raise ValueError("order must be a permutation of the nodes")
         with nogil:
-            ev = run_machine(self.nodes, self.count, limit, &who)
+            ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who)
         return EVENTS[ev], who
 
     def step(self, int i):

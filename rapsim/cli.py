@@ -22,6 +22,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("ld", "rapsim.commands.link"),
     ("ar", "rapsim.commands.archive"),
     ("dis", "rapsim.commands.disassemble"),
+    ("run", "rapsim.commands.run"),
 ]
 
 

@@ -114,13 +114,20 @@ class Simulator:
                 self.core.set_pc(n, pc)
 
     # -- running ----------------------------------------------------------------
-    def run(self, max_cycles: int | None = None) -> RunResult:
+    def run(self, max_cycles: int | None = None, *, quantum: int = 0,
+            order: Iterable[int] | None = None) -> RunResult:
         """Run until every node has exited, or until an error, a deadlock, a
-        breakpoint or the cycle limit (per node) stops the machine."""
+        breakpoint or the cycle limit (per node) stops the machine.
+
+        ``quantum`` (cycles a node runs before another gets its turn; 0: until
+        it waits) and ``order`` (a permutation of the nodes) change only how
+        the simulator interleaves nodes on the host, never a result.
+        """
         limit = NO_LIMIT if max_cycles is None else int(max_cycles)
+        order = None if order is None else list(order)
         t0 = time.perf_counter()
         while True:
-            event, who = self.core.run(limit)
+            event, who = self.core.run(limit, quantum, order)
             if event != "hostcall":
                 break
             try:

@@ -60,21 +60,31 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
             break
 
 
-cdef int run_machine(Node* nodes, int count, int64_t limit, int* who) noexcept nogil:
-    cdef int i, progress, active, st
+cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int32_t* order,
+                     int* who) noexcept nogil:
+    """Run every node until an event.  Scheduling knobs that must not change
+    any result (tests check this): ``quantum`` (cycles a node runs before the
+    next one gets its turn; 0 = until it stops or waits) and ``order`` (the
+    order nodes take turns in)."""
+    cdef int j, i, progress, active, st
     cdef uint64_t before
+    cdef int64_t lim
     cdef Node* n
     while True:
         progress = 0
         active = 0
-        for i in range(count):
+        for j in range(count):
+            i = order[j]
             n = &nodes[i]
             if waiting(n.status):
                 n.status = ST_RUNNING
             if n.status != ST_RUNNING:
                 continue
             before = n.instret
-            st = run_node(n, limit)
+            lim = limit
+            if quantum > 0 and n.cycle + quantum < limit:
+                lim = n.cycle + quantum
+            st = run_node(n, lim)
             if n.instret != before:
                 progress = 1
             if st == ST_HOSTCALL:
@@ -91,6 +101,8 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int* who) noexcept n
                 return EV_IDLE
             if st == ST_RUNNING or waiting(st):
                 active += 1
+                if st == ST_RUNNING and n.cycle < limit:
+                    progress = 1
         if active == 0:
             return EV_DONE
         if progress:
