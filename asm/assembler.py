@@ -33,14 +33,15 @@ from .listing import ListingMixin
 from .macros import MACRO_DEPTH_LIMIT, Macro, directive_word, split_args
 from .objfile import ObjectFile, Relocation, Section, Symbol
 from .operands import DirOp, ImmOp, IndOp, RegOp, Reloc
-from .parser import (AsmSyntaxError, Bad, Directive, Instr, Str, is_reserved, parse_number,
-                     parse_statement, split_line)
+from .parser import AsmSyntaxError, is_reserved, parse_number, parse_statement, split_line
+from .statements import Bad, Directive, Instr, Str
 from .reloc import RelocKind
 from rapsim.errors import Diagnostics, RapError
 
 __all__ = ["Assembler", "AsmResult", "assemble_file", "assemble_text"]
 
 INCLUDE_DEPTH_LIMIT = 32
+ADDRESS_SPACE = 1 << 24          # words
 
 _DELAYED = frozenset({isa.Timing.BRANCH_D, isa.Timing.DB_D})
 #: What may not sit in the 3 delay slots of a delayed branch (guide 3.8 / RAP-REFERENCE).
@@ -255,8 +256,19 @@ class Assembler(DirectiveMixin, ListingMixin):
             return None
 
     # -- layout -----------------------------------------------------------
+    def _room(self, sec: _Sect, n: int, loc) -> bool:
+        """Whether ``n`` more words fit in the 24-bit address space."""
+        if sec.size + n <= ADDRESS_SPACE:
+            return True
+        self.error(loc, None if loc is None else 1,
+                   f"section '{sec.name}' would exceed the 24-bit address space "
+                   f"({sec.size} + {n} words)")
+        return False
+
     def add_item(self, stmt, loc, size: int) -> None:
         sec = self.cur
+        if not self._room(sec, size, loc):
+            return
         self.items.append((sec, sec.size, stmt, loc))
         if self.lst is not None:
             self.list_words(sec, sec.size, size)
@@ -269,6 +281,8 @@ class Assembler(DirectiveMixin, ListingMixin):
         self.add_item(st, loc, size)
 
     def advance(self, n: int, loc) -> None:
+        if not self._room(self.cur, n, loc):
+            return
         if self.lst is not None:
             self.list_words(self.cur, self.cur.size, 0)
         self.cur.size += n
@@ -369,6 +383,8 @@ class Assembler(DirectiveMixin, ListingMixin):
                 sec = self.cur
                 if label is not None:
                     self.define(label, Reloc(sec.name, sec.size), loc, None)
+                if sec.size >= ADDRESS_SPACE and not self._room(sec, 1, loc):
+                    continue
                 self.prev_instr = len(self.items)
                 self.items.append((sec, sec.size, st, loc))
                 if lst is not None:
@@ -473,7 +489,8 @@ class Assembler(DirectiveMixin, ListingMixin):
             conds.pop()
             return conds[-1][0] if conds else True
         if top[2]:
-            self.error((self.seq, unit.file, lineno, 0, unit.note), 1, f"{d} after .else")
+            col = text.lower().find(d) + 1
+            self.error((self.seq, unit.file, lineno, 0, unit.note), col, f"{d} after .else")
             return False
         if d == ".else":
             top[2] = True

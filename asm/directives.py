@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from . import encoder
 from .expr import Sym
 from .floatfmt import FloatRangeError, to_single
 from .operands import Reloc
-from .parser import Str, is_reserved
+from .parser import is_reserved
+from .statements import Str
 
 #: Directives whose label names the location after the directive's effect.
 LABEL_AFTER = frozenset({".text", ".data", ".sect", ".align"})
@@ -140,6 +143,8 @@ class DirectiveMixin:
             return
         sec.size = -(-sec.size // align) * align
         sec.align = max(sec.align, align)
+        if not self._room(sec, size, loc):
+            return
         self.define(symbol, Reloc(sname, sec.size), loc, col)
         sec.size += size
 
@@ -245,7 +250,10 @@ class DirectiveMixin:
     # -- second pass ------------------------------------------------------
     def emit_data(self, sec, off: int, st, loc):
         """Words of a ``.word``/``.float``/``.string`` item into ``sec``."""
-        words, relocs, name = sec.words, sec.relocs, st.name
+        if st.name == ".float":
+            self._emit_floats(sec, off, st, loc)
+            return
+        words, name = sec.words, st.name
         here = Reloc(sec.name, off)
         for node, col in st.args:
             if type(node) is Str:
@@ -253,19 +261,10 @@ class DirectiveMixin:
                     words[off] = ord(ch) & 0xFFFFFFFF
                     off += 1
                 continue
-            v = self.value(node, col, loc, here)
-            if v is None:
-                off += 1
-                continue
+            v = node if type(node) is int else self.value(node, col, loc, here)
             t = type(v)
-            if name == ".float":
-                if t is Reloc:
-                    self.error(loc, col, "a .float value must be a constant, not an address")
-                else:
-                    try:
-                        words[off] = to_single(float(v), strict=True)
-                    except (FloatRangeError, OverflowError) as e:
-                        self.error(loc, col, str(e))
+            if v is None:
+                pass
             elif t is Reloc:
                 self.add_reloc(sec, off, "word32", v)
             elif t is float:
@@ -275,6 +274,31 @@ class DirectiveMixin:
             else:
                 words[off] = v & 0xFFFFFFFF
             off += 1
+
+    def _emit_floats(self, sec, off: int, st, loc):
+        """``.float``: C30 single precision, converted in one numpy call;
+        a value out of range is an error (floatfmt's strict mode)."""
+        here = Reloc(sec.name, off)
+        good: list[tuple[int, float, int]] = []
+        for i, (node, col) in enumerate(st.args):
+            v = node if type(node) is float else self.value(node, col, loc, here)
+            if type(v) is Reloc:
+                self.error(loc, col, "a .float value must be a constant, not an address")
+            elif v is not None:
+                good.append((off + i, float(v), col))
+        try:
+            ws = to_single(np.array([v for _, v, _ in good], dtype=np.float64), strict=True)
+        except (FloatRangeError, OverflowError):
+            ws = []
+            for _, v, col in good:
+                try:
+                    ws.append(to_single(v, strict=True))
+                except (FloatRangeError, OverflowError) as e:
+                    self.error(loc, col, str(e))
+                    ws.append(0)
+        words = sec.words
+        for (a, _, _), w in zip(good, ws):
+            words[a] = int(w)
 
 
 def search_include(name: str, including: str, dirs: list[str]) -> tuple[str | None, list[str]]:

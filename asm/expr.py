@@ -230,13 +230,23 @@ def evaluate(node, lookup: Lookup, here):
     t = type(node)
     if t is int or t is float:
         return node
+    try:
+        return _eval(node, lookup, here)
+    except RecursionError:
+        raise ExprError("expression nested too deeply", getattr(node, "col", 0)) from None
+
+
+def _eval(node, lookup: Lookup, here):
+    t = type(node)
+    if t is int or t is float:
+        return node
     if t is Sym:
         return lookup(node.name, node.col)
     if t is Bin:
-        return binary(node.op, evaluate(node.a, lookup, here), evaluate(node.b, lookup, here),
+        return binary(node.op, _eval(node.a, lookup, here), _eval(node.b, lookup, here),
                       node.col)
     if t is Un:
-        return unary(node.op, evaluate(node.a, lookup, here), node.col)
+        return unary(node.op, _eval(node.a, lookup, here), node.col)
     if t is Here:
         return here
     raise AssertionError(node)

@@ -23,9 +23,10 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from . import isa
 from .expr import Here, Sym, Un, build, is_const, unary
 from .operands import DirOp, ImmOp, IndOp, RegOp
+from .statements import Bad, Directive, Instr, Str, shift
 
 __all__ = ["Instr", "Directive", "Str", "Bad", "AsmSyntaxError", "parse_statement",
-           "split_line", "parse_number", "REGISTERS", "is_reserved", "LineError"]
+           "split_line", "parse_number", "REGISTERS", "is_reserved"]
 
 #: Register names (upper case) -> number.
 REGISTERS = dict(isa.REG)
@@ -43,85 +44,6 @@ class AsmSyntaxError(Exception):
     def __init__(self, message: str, col: int):
         super().__init__(message)
         self.col = col
-
-
-LineError = AsmSyntaxError
-
-
-# ---------------------------------------------------------------------------
-# Statements
-# ---------------------------------------------------------------------------
-
-class Instr:
-    """An instruction, or a parallel pair (``par`` is the second instruction).
-
-    ``lead`` marks a TI-style continuation line ``|| INSTR``.  ``const``
-    tells that every operand is a number, so the encoding does not depend
-    on the symbol table; the assembler then caches it in ``word``/``timing``.
-    """
-    __slots__ = ("mnem", "col", "ops", "par", "lead", "const", "word", "timing")
-
-    def __init__(self, mnem: str, col: int, ops: tuple, par: "Instr | None" = None,
-                 lead: bool = False):
-        self.mnem = mnem
-        self.col = col
-        self.ops = ops
-        self.par = par
-        self.lead = lead
-        self.const = all(_op_const(o) for o in ops) and (par is None or par.const)
-        self.word = None
-        self.timing = None
-
-    def pair(self, second: "Instr") -> "Instr":
-        """This instruction in parallel with ``second``."""
-        return Instr(self.mnem, self.col, self.ops, second)
-
-    def __repr__(self) -> str:
-        s = f"Instr({self.mnem!r}, {self.ops!r}"
-        return s + (f", par={self.par!r})" if self.par else ")")
-
-
-class Directive:
-    """A directive: lower-case name with its dot, and its arguments
-    (expressions or :class:`Str`, each as ``(node, col)``)."""
-    __slots__ = ("name", "col", "args")
-
-    def __init__(self, name: str, col: int, args: tuple):
-        self.name = name
-        self.col = col
-        self.args = args
-
-    def __repr__(self) -> str:
-        return f"Directive({self.name!r}, {self.args!r})"
-
-
-class Str:
-    """A string argument ``"text"`` (doubled quotes already undone)."""
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"Str({self.text!r})"
-
-
-class Bad:
-    """A statement that did not parse: the error to report when reached."""
-    __slots__ = ("msg", "col")
-
-    def __init__(self, msg: str, col: int):
-        self.msg = msg
-        self.col = col
-
-
-def _op_const(op) -> bool:
-    t = type(op)
-    if t is RegOp:
-        return True
-    if t is IndOp:
-        return op.disp is None or type(op.disp) is int
-    return is_const(op.value)
 
 
 # ---------------------------------------------------------------------------
@@ -285,6 +207,12 @@ class _Callbacks:
         ops = tuple(o for o in c[1:] if o is not None)
         return Instr(m.upper(), _col(m), ops)
 
+    def operand_only(self, c):
+        return c[0]
+
+    def arg_only(self, c):
+        return c[0]
+
     def single(self, c):
         return c[0]
 
@@ -314,7 +242,8 @@ def _get_parser() -> Lark:
     global _parser
     if _parser is None:
         _parser = Lark(_GRAMMAR.read_text(), parser="lalr", lexer="contextual",
-                       transformer=_Callbacks(), maybe_placeholders=True)
+                       transformer=_Callbacks(), maybe_placeholders=True,
+                       start=["start", "operand_only", "arg_only"])
     return _parser
 
 
@@ -324,7 +253,7 @@ def _get_parser() -> Lark:
 
 _TOKEN_TEXT = {"$END": "end of line", "IDENT": "name", "NUMBER": "number",
                "DIRECTIVE": "directive", "STRING": "string", "CHAR": "character constant",
-               "PAR": "'||'"}
+               "PAR": "parallel bar"}
 
 
 _LAST_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*)\s*$")
@@ -369,8 +298,101 @@ def _message(e: UnexpectedInput, text: str) -> tuple[str, int]:
 # Public entry points
 # ---------------------------------------------------------------------------
 
-_cache: dict[str, object] = {}
 _CACHE_LIMIT = 200_000
+_cache: dict[str, object] = {}                         # statement text -> statement
+_part_cache: dict[tuple[str, str], object] = {}        # (start, text) -> operand / argument
+
+
+def _lark_parse(text: str, start: str = "start"):
+    """Parse with Lark; a :class:`Bad` if the text is not valid."""
+    p = _get_parser()
+    try:
+        return p.parse(text, start=start)
+    except AsmSyntaxError as e:
+        return Bad(str(e), e.col)
+    except UnexpectedInput as e:
+        orig = getattr(e, "orig_exc", None)
+        if isinstance(orig, AsmSyntaxError):
+            return Bad(str(orig), orig.col)
+        return Bad(*_message(e, text))
+
+
+def _part(start: str, text: str):
+    key = (start, text)
+    x = _part_cache.get(key)
+    if x is None:
+        x = _lark_parse(text, start)
+        if len(_part_cache) >= _CACHE_LIMIT:
+            _part_cache.clear()
+        _part_cache[key] = x
+    return x
+
+
+_HEAD_RE = re.compile(r"[ \t]*(\.?[A-Za-z_][A-Za-z0-9_$]*)(?:[ \t]+|$)")
+
+
+def _pieces(text: str, pos: int, end: int, start: str) -> list | None:
+    """The comma-separated operands (or arguments) in ``text[pos:end]``,
+    each parsed alone (cached) and moved to its column; None if one of
+    them does not parse (the whole statement is then parsed again, so that
+    its error is reported as Lark sees it)."""
+    out = []
+    if text[pos:end].strip() == "":
+        return out
+    while True:
+        comma = text.find(",", pos, end)
+        stop = end if comma < 0 else comma
+        piece = text[pos:stop]
+        body = piece.strip()
+        if not body:
+            return None
+        x = _part(start, body)
+        if type(x) is Bad:
+            return None
+        out.append(shift(x, pos + piece.index(body[0])))
+        if comma < 0:
+            return out
+        pos = comma + 1
+
+
+def _by_parts(text: str):
+    """Parse a statement operand by operand (the fast path: operands repeat
+    far more than whole statements).  None where the statement is not of
+    the simple shape ``HEAD op, op... [|| HEAD op, op...]`` without quotes."""
+    if '"' in text or "'" in text or ";" in text:
+        return None
+    bar = text.find("||")
+    ends = [len(text)] if bar < 0 else [bar, len(text)]
+    if text.find("||", bar + 2) >= 0 and bar >= 0:
+        return None
+    parts = []
+    pos = 0
+    for end in ends:
+        if not text[pos:end].strip():
+            parts.append(None)
+        else:
+            m = _HEAD_RE.match(text, pos, end)
+            if m is None:
+                return None
+            head = m.group(1)
+            start = "arg_only" if head[0] == "." else "operand_only"
+            ops = _pieces(text, m.end(), end, start)
+            if ops is None:
+                return None
+            parts.append((head, m.start(1) + 1, tuple(ops)))
+        pos = end + 2
+    first = parts[0]
+    if len(parts) == 1:
+        if first[0][0] == ".":
+            return Directive(first[0].lower(), first[1], first[2])
+        return Instr(first[0].upper(), first[1], first[2])
+    second = parts[1]
+    if second is None or second[0][0] == "." or (first is not None and first[0][0] == "."):
+        return None
+    i2 = Instr(second[0].upper(), second[1], second[2])
+    if first is None:
+        return Instr(i2.mnem, i2.col, i2.ops, lead=True)
+    return Instr(first[0].upper(), first[1], first[2]).pair(i2)
 
 
 def parse_statement(text: str):
@@ -379,21 +401,18 @@ def parse_statement(text: str):
     st = _cache.get(text)
     if st is not None:
         return st
-    p = _get_parser()
-    try:
-        st = p.parse(text)
-    except AsmSyntaxError as e:
-        st = Bad(str(e), e.col)
-    except UnexpectedInput as e:
-        orig = getattr(e, "orig_exc", None)
-        if isinstance(orig, AsmSyntaxError):
-            st = Bad(str(orig), orig.col)
-        else:
-            st = Bad(*_message(e, text))
+    st = _by_parts(text)
+    if st is None:
+        st = _lark_parse(text)
     if len(_cache) >= _CACHE_LIMIT:
         _cache.clear()
     _cache[text] = st
     return st
+
+
+def clear_caches() -> None:
+    _cache.clear()
+    _part_cache.clear()
 
 
 _LABEL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -412,7 +431,7 @@ def split_line(line: str) -> tuple[str | None, str, int]:
         return None, "", 0
     c = line[0]
     label = None
-    if c == " " or c == "\t":
+    if c == " " or c == "\t" or c.isspace():
         rest = line
     elif c == "*" or c == ";":
         return None, "", 0
@@ -427,10 +446,10 @@ def split_line(line: str) -> tuple[str | None, str, int]:
         end = m.end()
         if end < len(line) and line[end] == ":":
             end += 1
-        elif end < len(line) and line[end] not in " \t;\r":
+        elif end < len(line) and not (line[end].isspace() or line[end] == ";"):
             raise AsmSyntaxError(f"invalid character {line[end]!r} in label", end + 1)
         rest = line[end:]
-    stmt = rest.lstrip(" \t")
+    stmt = rest.lstrip()
     col = len(line) - len(stmt) + 1
     i = stmt.find(";")
     if i >= 0 and '"' not in stmt[:i] and "'" not in stmt[:i]:
