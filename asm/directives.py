@@ -31,7 +31,6 @@ CONDITIONALS = frozenset({".if", ".elseif", ".else", ".endif"})
 ALIASES = {".int": ".word", ".equ": ".set", ".copy": ".include", ".def": ".global",
            ".ref": ".global"}
 
-DATA = frozenset({".word", ".float", ".string"})
 
 
 class Fill:
@@ -261,7 +260,7 @@ class DirectiveMixin:
                     words[off] = ord(ch) & 0xFFFFFFFF
                     off += 1
                 continue
-            v = node if type(node) is int else self.value(node, col, loc, here)
+            v = node if type(node) is int else self.value(node, loc, here)
             t = type(v)
             if v is None:
                 pass
@@ -276,29 +275,34 @@ class DirectiveMixin:
             off += 1
 
     def _emit_floats(self, sec, off: int, st, loc):
-        """``.float``: C30 single precision, converted in one numpy call;
-        a value out of range is an error (floatfmt's strict mode)."""
+        """``.float`` values, queued for :meth:`convert_floats`."""
         here = Reloc(sec.name, off)
-        good: list[tuple[int, float, int]] = []
+        queue = self.float_queue
         for i, (node, col) in enumerate(st.args):
-            v = node if type(node) is float else self.value(node, col, loc, here)
+            v = node if type(node) is float else self.value(node, loc, here)
             if type(v) is Reloc:
                 self.error(loc, col, "a .float value must be a constant, not an address")
             elif v is not None:
-                good.append((off + i, float(v), col))
+                queue.append((sec, off + i, float(v), loc, col))
+
+    def convert_floats(self):
+        """Every ``.float`` value of the file to C30 single precision, in one
+        numpy call; a value out of range is an error (strict conversion)."""
+        queue = self.float_queue
+        if not queue:
+            return
         try:
-            ws = to_single(np.array([v for _, v, _ in good], dtype=np.float64), strict=True)
+            ws = to_single(np.array([q[2] for q in queue], dtype=np.float64), strict=True)
         except (FloatRangeError, OverflowError):
             ws = []
-            for _, v, col in good:
+            for _, _, v, loc, col in queue:
                 try:
                     ws.append(to_single(v, strict=True))
                 except (FloatRangeError, OverflowError) as e:
                     self.error(loc, col, str(e))
                     ws.append(0)
-        words = sec.words
-        for (a, _, _), w in zip(good, ws):
-            words[a] = int(w)
+        for (sec, a, _, _, _), w in zip(queue, ws):
+            sec.words[a] = int(w)
 
 
 def search_include(name: str, including: str, dirs: list[str]) -> tuple[str | None, list[str]]:

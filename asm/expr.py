@@ -23,8 +23,13 @@ from typing import Callable
 
 from .operands import Reloc
 
-__all__ = ["Sym", "Here", "Bin", "Un", "ExprError", "PRECEDENCE", "build", "fold",
+__all__ = ["POISON", "Sym", "Here", "Bin", "Un", "ExprError", "PRECEDENCE", "build", "fold",
            "binary", "unary", "evaluate", "is_const"]
+
+
+#: The value of a symbol whose definition failed (already reported): uses of
+#: it fail silently instead of repeating the error.
+POISON = object()
 
 
 class ExprError(Exception):

@@ -2,11 +2,15 @@
 
 A line is split in Python into its label (an identifier in column 1, colon
 optional), its statement and its comment (:func:`split_line`); the
-statement is parsed by a Lark LALR parser (``grammar.lark``) whose callbacks
-build the objects below directly (no parse tree).  Statements are cached by
-their text: the same instruction written twice is parsed once, and the
-objects are shared, so they are never modified after parsing (columns are
-relative to the statement's text; the caller adds the line's offset).
+statement is parsed by a Lark LALR parser (``grammar.lark``, contextual
+lexer) whose callbacks build the :mod:`rapsim.asm.statements` objects
+directly (no parse tree).  Statements are cached by their text, and so are
+operands: a statement of the common shape ``MNEMONIC op, op [|| ...]`` is
+split at its commas and each operand parsed alone (with the grammar's
+``operand_only`` / ``arg_only`` start symbols), so that a new statement made
+of operands seen before needs no parse at all.  Cached objects are shared,
+so they are never modified after parsing (columns are relative to the
+statement's text; the caller adds the line's offset).
 
 Operands come out as the :mod:`rapsim.asm.operands` classes the encoder
 takes, holding either numbers (ready to encode as they are) or expression
@@ -186,11 +190,9 @@ class _Callbacks:
         m = _IND_RE.fullmatch(tok)
         pre, ar, post, index, circ, bitrev = m.groups()
         col = _col(tok)
-        if index is None:
-            index = None
-        elif index[0] in "iI":
+        if index is not None and index[0] in "iI":
             index = (Sym(index, col), col)
-        else:
+        elif index is not None:
             index = (int(index), col)
         return _indirect(col, pre, "AR" + ar, col, post, col, index, circ, bitrev, col)
 
@@ -221,8 +223,7 @@ class _Callbacks:
 
     def continuation(self, c):
         i = c[1]
-        out = Instr(i.mnem, i.col, i.ops, lead=True)
-        return out
+        return Instr(i.mnem, i.col, i.ops, lead=True)
 
     def string(self, c):
         tok = c[0]
@@ -328,7 +329,7 @@ def _part(start: str, text: str):
     return x
 
 
-_HEAD_RE = re.compile(r"[ \t]*(\.?[A-Za-z_][A-Za-z0-9_$]*)(?:[ \t]+|$)")
+_HEAD_RE = re.compile(r"[ \t]*(\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_$]*)(?:[ \t]+|$)")
 
 
 def _pieces(text: str, pos: int, end: int, start: str) -> list | None:
@@ -383,6 +384,8 @@ def _by_parts(text: str):
         pos = end + 2
     first = parts[0]
     if len(parts) == 1:
+        if first is None:
+            return None
         if first[0][0] == ".":
             return Directive(first[0].lower(), first[1], first[2])
         return Instr(first[0].upper(), first[1], first[2])
@@ -401,9 +404,12 @@ def parse_statement(text: str):
     st = _cache.get(text)
     if st is not None:
         return st
-    st = _by_parts(text)
-    if st is None:
-        st = _lark_parse(text)
+    try:
+        st = _by_parts(text)
+        if st is None:
+            st = _lark_parse(text)
+    except RecursionError:
+        st = Bad("statement nested too deeply", 1)
     if len(_cache) >= _CACHE_LIMIT:
         _cache.clear()
     _cache[text] = st

@@ -22,52 +22,55 @@ from rapsim.asm.assembler import assemble_text
 LINES = 100_000
 
 
-def _ind(rng: random.Random, short: bool = False) -> str:
-    ar = rng.randrange(8)
-    if short:
-        return rng.choice([f"*AR{ar}", f"*AR{ar}++", f"*AR{ar}--", f"*+AR{ar}(1)",
-                           f"*AR{ar}++(IR0)", f"*AR{ar}++(1)%"])
-    d = rng.randrange(16)
-    return rng.choice([f"*AR{ar}", f"*AR{ar}++", f"*+AR{ar}({d})", f"*AR{ar}++({d})",
-                       f"*--AR{ar}({d})", f"*AR{ar}++(IR0)", f"*AR{ar}--(IR1)%"])
+class _Operands:
+    """Random operand text."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def r(self, lo: int = 0, hi: int = 8) -> str:
+        return f"R{self.rng.randrange(lo, hi)}"
+
+    def ind(self, short: bool = False) -> str:
+        ar, d = self.rng.randrange(8), self.rng.randrange(16)
+        if short:
+            return self.rng.choice([f"*AR{ar}", f"*AR{ar}++", f"*AR{ar}--", f"*+AR{ar}(1)",
+                                    f"*AR{ar}++(IR0)", f"*AR{ar}++(1)%"])
+        return self.rng.choice([f"*AR{ar}", f"*AR{ar}++", f"*+AR{ar}({d})", f"*AR{ar}++({d})",
+                                f"*--AR{ar}({d})", f"*AR{ar}++(IR0)", f"*AR{ar}--(IR1)%"])
+
+    def n(self, lo: int, hi: int) -> int:
+        return self.rng.randrange(lo, hi)
 
 
-def _instruction(rng: random.Random, routine: int, labels: list[str]) -> str:
-    r = lambda: f"R{rng.randrange(8)}"          # noqa: E731
-    k = rng.randrange(14)
-    if k == 0:
-        return f"LDI     {rng.randrange(-1000, 1000)}, {r()}"
-    if k == 1:
-        return f"LDF     {_ind(rng)}, {r()}"
-    if k == 2:
-        return f"STF     {r()}, {_ind(rng)}"
-    if k == 3:
-        return f"ADDI    {_ind(rng)}, {r()}"
-    if k == 4:
-        return f"MPYF3   {_ind(rng, True)}, {r()}, {r()}"
-    if k == 5:
-        return f"MPYF3   {_ind(rng, True)}, {_ind(rng, True)}, R{rng.randrange(2)} " \
-               f"|| ADDF3 R{rng.randrange(8)}, R{rng.randrange(2, 4)}, R{rng.randrange(2, 4)}"
-    if k == 6:
-        return f"LDI     @tab{routine}+{rng.randrange(8)}, {r()}"
-    if k == 7:
-        return f"SUBI3   {r()}, {r()}, {r()}"
-    if k == 8:
-        return f"BNE     {rng.choice(labels)}"
-    if k == 9:
-        return f"ADDF    {rng.choice(['1.5', '-2.0', '0.25', '3.0'])}, {r()}"
-    if k == 10:
-        return f"CMPI    {rng.randrange(100)}, {r()}"
-    if k == 11:
-        return f"LSH     {rng.randrange(-8, 8)}, {r()}"
-    if k == 12:
-        return f"STI     {r()}, {_ind(rng)}"
-    return rng.choice(["NOP", "PUSH    R4", "POP     R4", "ADDI    1, AR0"])
+#: Instruction templates: o is an _Operands, t the routine number, labels its labels.
+_TEMPLATES = [
+    lambda o, t, labels: f"LDI     {o.n(-1000, 1000)}, {o.r()}",
+    lambda o, t, labels: f"LDF     {o.ind()}, {o.r()}",
+    lambda o, t, labels: f"STF     {o.r()}, {o.ind()}",
+    lambda o, t, labels: f"ADDI    {o.ind()}, {o.r()}",
+    lambda o, t, labels: f"MPYF3   {o.ind(True)}, {o.r()}, {o.r()}",
+    lambda o, t, labels: f"MPYF3   {o.ind(True)}, {o.ind(True)}, {o.r(0, 2)} "
+                         f"|| ADDF3 {o.r()}, {o.r(2, 4)}, {o.r(2, 4)}",
+    lambda o, t, labels: f"LDI     @tab{t}+{o.n(0, 8)}, {o.r()}",
+    lambda o, t, labels: f"SUBI3   {o.r()}, {o.r()}, {o.r()}",
+    lambda o, t, labels: f"BNE     {o.rng.choice(labels)}",
+    lambda o, t, labels: f"ADDF    {o.rng.choice(['1.5', '-2.0', '0.25', '3.0'])}, {o.r()}",
+    lambda o, t, labels: f"CMPI    {o.n(0, 100)}, {o.r()}",
+    lambda o, t, labels: f"LSH     {o.n(-8, 8)}, {o.r()}",
+    lambda o, t, labels: f"STI     {o.r()}, {o.ind()}",
+    lambda o, t, labels: o.rng.choice(["NOP", "PUSH    R4", "POP     R4", "ADDI    1, AR0"]),
+]
+
+
+def _instruction(o: _Operands, routine: int, labels: list[str]) -> str:
+    return o.rng.choice(_TEMPLATES)(o, routine, labels)
 
 
 def generate(n_lines: int = LINES, seed: int = 1) -> str:
     """A source of about ``n_lines`` lines."""
     rng = random.Random(seed)
+    ops = _Operands(rng)
     out: list[str] = ["* generated benchmark input", "        .global main", "        .text"]
     routine = 0
     while len(out) < n_lines:
@@ -80,13 +83,13 @@ def generate(n_lines: int = LINES, seed: int = 1) -> str:
             if rng.random() < 0.1:
                 lab = f"r{routine}_{j}"
                 labels.append(lab)
-                out.append(f"{lab}  {_instruction(rng, routine, labels)}")
+                out.append(f"{lab}  {_instruction(ops, routine, labels)}")
             elif rng.random() < 0.05:
                 out.append("")
             elif rng.random() < 0.05:
                 out.append(f"* step {j}")
             else:
-                out.append(f"        {_instruction(rng, routine, labels)}")
+                out.append(f"        {_instruction(ops, routine, labels)}")
         out.append(f"        DBNZD   AR2, r{routine}_top")
         out.append("        NOP")
         out.append("        NOP")

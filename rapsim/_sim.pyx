@@ -66,6 +66,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     n.err_word = 0
     n.err_addr = 0
     n.hostcall_addr = 0
+    n.prev_pc = NO_PC
     n.exit_status = 0
     n.cycle = 0
     n.instret = 0
@@ -231,6 +232,7 @@ cdef class Machine:
     def set_pc(self, int i, uint32_t pc):
         cdef Node* n = self._node(i)
         n.pc = pc & 0xFFFFFF
+        n.prev_pc = NO_PC
         n.pend_valid = 0
         n.dslots = 0
         n.rpts = 0
@@ -284,10 +286,16 @@ cdef class Machine:
         cdef Node* n = self._node(i)
         return STATUS[n.status], n.pend_ins.word if n.pend_valid else 0
 
+    def prev_pc(self, int i):
+        """PC of the last instruction node i executed, or None (none yet, or
+        an interrupt was taken since)."""
+        cdef uint32_t p = self._node(i).prev_pc
+        return None if p == <uint32_t>NO_PC else p
+
     def hostcall_addr(self, int i):
         return self._node(i).hostcall_addr
 
-    def finish_hostcall(self, int i, int cycles, exited=False, int exit_status=0):
+    def finish_hostcall(self, int i, int64_t cycles, exited=False, int exit_status=0):
         """Charge a host call's simulated time and let the node go on (or
         mark it exited)."""
         cdef Node* n = self._node(i)
@@ -302,8 +310,11 @@ cdef class Machine:
             n.status = ST_RUNNING
 
     def fail_hostcall(self, int i):
+        """Stop node i: the daemon could not read its request block."""
         cdef Node* n = self._node(i)
-        fail(n, ERR_HOST, (n.pc - 1) & 0xFFFFFF, 0, n.hostcall_addr)
+        cdef uint32_t pc = n.prev_pc if n.prev_pc != <uint32_t>NO_PC else (n.pc - 1) & 0xFFFFFF
+        cdef uint32_t* p = word_ptr(n, pc, region_of(n, pc))
+        fail(n, ERR_HOST, pc, p[0] if p != NULL else 0, n.hostcall_addr)
 
     def exit_status(self, int i):
         return self._node(i).exit_status

@@ -68,7 +68,30 @@ class BadRequest(Exception):
 
 @dataclass
 class NodeFiles:
-    files: dict[int, BinaryIO] = field(default_factory=dict)
+    # the node's descriptors (3, 4, ...) -> host descriptors, used with
+    # os.read/os.write/os.lseek so that O_APPEND, offsets and short reads
+    # behave as UNIX read(2)/write(2)/lseek(2) do
+    files: dict[int, int] = field(default_factory=dict)
+
+
+def _write_all(hfd: int, data: bytes) -> int:
+    view = memoryview(data)
+    done = 0
+    while done < len(view):
+        done += os.write(hfd, view[done:])
+    return done
+
+
+def _read_full(hfd: int, size: int) -> bytes:
+    """Up to size bytes: fewer only at end of file."""
+    parts = []
+    while size > 0:
+        chunk = os.read(hfd, size)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
 
 
 def _s32(v: int) -> int:
@@ -147,14 +170,14 @@ class HostDaemon:
             if fd in (1, 2) and fd not in files:
                 self.write_output(node, fd, text)
                 return len(text)
-            return self._file(files, fd).write(text) or 0
+            return _write_all(self._file(files, fd), text)
         if service == 3:                       # READ
             fd, buf, count = args[0], args[1], _s32(args[2])
             self._check_span(core, node, buf, count)
             if fd == 0 and fd not in files:
-                data = (self.stdin.read(count) if self.stdin is not None and node == 0 else b"")
+                data = self._read_stdin(count) if node == 0 else b""
             else:
-                data = self._file(files, fd).read(count)
+                data = os.read(self._file(files, fd), count) if count else b""
             if data:
                 core.write(node, buf, np.frombuffer(data, dtype=np.uint8).astype(np.uint32))
             return len(data)
@@ -162,16 +185,16 @@ class HostDaemon:
             path = self._read_string(core, node, args[0])
             return self._open(files, path, args[1], args[2])
         if service == 5:                       # CLOSE
-            f = self._file(files, args[0])
+            hfd = self._file(files, args[0])
             del files[args[0]]
-            f.close()
+            os.close(hfd)
             return 0
         if service == 6:                       # LSEEK
-            f = self._file(files, args[0])
+            hfd = self._file(files, args[0])
             whence = args[2]
             if whence not in (0, 1, 2):
                 raise DaemonError(errno.EINVAL, "bad whence")
-            return f.seek(_s32(args[1]), whence)
+            return os.lseek(hfd, _s32(args[1]), whence)
         if service == 7:                       # CLOCK
             c = core.cycle(node)
             extra[3] = c >> 32
@@ -191,15 +214,21 @@ class HostDaemon:
         if service == 10:                      # READ_WORDS
             fd, addr, count = args[0], args[1], _s32(args[2])
             self._check_span(core, node, addr, count)
-            data = self._file(files, fd).read(4 * count)
+            hfd = self._file(files, fd)
+            data = _read_full(hfd, 4 * count)
             n = len(data) // 4
+            if len(data) % 4:               # leave a partial word for the next read
+                try:
+                    os.lseek(hfd, -(len(data) % 4), os.SEEK_CUR)
+                except OSError:
+                    pass
             if n:
                 core.write(node, addr, np.frombuffer(data[:4 * n], dtype="<u4").astype(np.uint32))
             return n
         if service == 11:                      # WRITE_WORDS
             fd, addr, count = args[0], args[1], _s32(args[2])
             data = self._read_mem(core, node, addr, count)
-            self._file(files, fd).write(data.astype("<u4").tobytes())
+            _write_all(self._file(files, fd), data.astype("<u4").tobytes())
             return count
         raise DaemonError(errno.ENOSYS, f"unknown service {service}")
 
@@ -232,11 +261,20 @@ class HostDaemon:
             addr += n
         raise DaemonError(errno.ENAMETOOLONG)
 
-    def _file(self, files: dict, fd: int):
-        f = files.get(fd)
-        if f is None:
+    def _file(self, files: dict, fd: int) -> int:
+        hfd = files.get(fd)
+        if hfd is None:
             raise DaemonError(errno.EBADF, f"bad file descriptor {fd}")
-        return f
+        return hfd
+
+    def _read_stdin(self, count: int) -> bytes:
+        """Up to count bytes of standard input, as read(2) gives them: what
+        is there (at least one byte unless at end of file), without waiting
+        for the whole count."""
+        if self.stdin is None or count == 0:
+            return b""
+        read1 = getattr(self.stdin, "read1", None)
+        return read1(count) if read1 is not None else self.stdin.read(count)
 
     def _open(self, files: dict, path: str, flags: int, mode: int) -> int:
         if flags & ~_KNOWN_FLAGS or flags & O_ACCMODE == 3:
@@ -256,21 +294,18 @@ class HostDaemon:
         osflags |= getattr(os, "O_NOFOLLOW", 0)
         if os.path.isdir(real):
             raise DaemonError(errno.EISDIR)
-        fdh = os.open(real, osflags, (mode & 0o777) or 0o644)
-        acc = flags & O_ACCMODE
-        fmode = "rb" if acc == O_RDONLY else ("ab" if flags & O_APPEND else ("r+b" if acc == O_RDWR else "wb"))
-        f = os.fdopen(fdh, fmode, buffering=0)
+        hfd = os.open(real, osflags, (mode & 0o777) or 0o644)
         fd = 3
         while fd in files:
             fd += 1
-        files[fd] = f
+        files[fd] = hfd
         return fd
 
     def close_all(self) -> None:
         for nf in self.nodes.values():
-            for f in nf.files.values():
+            for hfd in nf.files.values():
                 try:
-                    f.close()
+                    os.close(hfd)
                 except OSError:
                     pass
             nf.files.clear()

@@ -24,6 +24,7 @@ from rapsim.asm.floatfmt import from_extended, from_single, to_extended, to_sing
 from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
+from rapsim.memmap import NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE, region_of
 
 NO_LIMIT = 1 << 62
 
@@ -71,9 +72,12 @@ class Simulator:
         waits = [mem.sram_wait, mem.dram_wait, mem.onchip_wait, mem.onchip_wait, mem.ringio_wait]
         self.core = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
                                  self.config.hostcall_cycles)
-        for n in range(self.config.nodes):
-            if self.config.nodes > 1 and (n % 4 == 3 or n == self.config.nodes - 1):
-                self.core.set_link_latency(n, self.config.board_hop_cycles)
+        # board-crossing hops: out of the last node of each board, and from the
+        # last node back to node 0 (on one board the ring closes on the board)
+        if self.config.boards > 1:
+            for n in range(self.config.nodes):
+                if self.config.board_of(n) != self.config.board_of((n + 1) % self.config.nodes):
+                    self.core.set_link_latency(n, self.config.board_hop_cycles)
         self.daemon = HostDaemon(root, list(argv), output, stdin)
         self.image: Image | None = None
         self._lines: dict[int, tuple[int, int]] = {}
@@ -134,7 +138,7 @@ class Simulator:
                 exited, status = self.daemon.serve(self, who)
             except BadRequest as e:
                 self.core.fail_hostcall(who)
-                res = RunResult("error", node=who, messages=[f"node {who}: host call rejected: {e}"])
+                res = RunResult("error", node=who, messages=[f"{self._error_text(who)}: {e}"])
                 return self._finish(res, t0)
             self.core.finish_hostcall(who, self.config.hostcall_cycles, exited, status)
         res = RunResult(event, node=who)
@@ -144,7 +148,7 @@ class Simulator:
             res.messages.append("deadlock: no node can progress")
             res.messages += [self._node_state(n) for n in range(self.nodes)]
         elif event == "idle":
-            res.messages.append(f"node {who}: executed IDLE at {self._where(self.core.get_pc(who) - 1)}"
+            res.messages.append(f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
                                 " and no interrupt can wake it (no interrupt source is modelled)")
         elif event == "limit":
             res.messages.append(f"cycle limit of {limit} reached before the program finished "
@@ -153,7 +157,7 @@ class Simulator:
                              if self.core.status(n) != "exited"]
         elif event == "break":
             res.messages.append(f"node {who}: stopped at a software breakpoint (SWI) at "
-                                f"{self._where(self.core.get_pc(who) - 1)}")
+                                f"{self._where(self._last_pc(who))}")
         return self._finish(res, t0)
 
     def _finish(self, res: RunResult, t0: float) -> RunResult:
@@ -188,15 +192,37 @@ class Simulator:
             s += f" ({fname}:{ln})"
         return s
 
+    def _last_pc(self, node: int) -> int:
+        """PC of the instruction a node executed last (SWI, IDLE, ...)."""
+        prev = self.core.prev_pc(node)
+        return prev if prev is not None else (self.core.get_pc(node) - 1) & 0xFFFFFF
+
     def _error_text(self, node: int) -> str:
         reason, pc, word, addr = self.core.error(node)
         text = f"node {node}: {reason} at {self._where(pc)}"
         if reason.startswith("instruction fetch"):
+            # nothing to show at PC: show the instruction that led there
+            prev = self.core.prev_pc(node)
+            if prev is not None:
+                text += (f"; the last instruction executed was at {self._where(prev)}: "
+                         f"{self.disassemble_at(prev, node)}")
             return text
         text += f": {self.disassemble_at(pc, node, word)}"
-        if "address" in reason or "host" in reason:
-            text += f" (address 0x{addr:06X})"
+        if "address" in reason:
+            text += f" (address 0x{addr:06X}{self._address_note(addr, reason)})"
         return text
+
+    _READ_ONLY = {RING_STAT: "RING_STAT", NODE_ID: "NODE_ID", NODE_COUNT: "NODE_COUNT"}
+
+    def _address_note(self, addr: int, reason: str) -> str:
+        """Why an access to addr failed, for an error report."""
+        if addr in self._READ_ONLY:
+            return f": {self._READ_ONLY[addr]} is read-only"
+        if RINGIO_BASE <= addr < RINGIO_BASE + 0x2000:
+            return ", where no register exists: the ring and node registers are 0x800000-0x800005"
+        if "read-only" in reason and region_of(addr, self.config.memory) is None:
+            return ", which is unmapped"
+        return ""
 
     def _node_state(self, n: int) -> str:
         st = self.core.status(n)
@@ -212,8 +238,11 @@ class Simulator:
             ost = self.core.status(other)
             tail = f"; {'upstream' if st == 'ring-read' else 'downstream'} node {other} is {ost}" \
                 if ost in ("exited", "error", "idle") else ""
-            return f"  node {n}: {self._where(pc)}: {self.disassemble_at(pc, n, word)}: {what}{tail}"
-        return f"  node {n}: {st} at {self._where(pc)}: {self.disassemble_at(pc, n)}"
+            return (f"  node {n}: cycle {self.core.cycle(n)}, {self._where(pc)}: "
+                    f"{self.disassemble_at(pc, n, word)}: {what}{tail}")
+        if st == "exited":
+            return f"  node {n}: exited with status {self.core.exit_status(n)} at cycle {self.core.cycle(n)}"
+        return f"  node {n}: {st} at cycle {self.core.cycle(n)}, {self._where(pc)}: {self.disassemble_at(pc, n)}"
 
     # -- registers ----------------------------------------------------------------
     def reg(self, name: str | int, node: int = 0) -> int:

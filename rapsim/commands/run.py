@@ -33,6 +33,23 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
+def _positive(text: str) -> int:
+    """A positive count: an integer (0x.., ..h) or an integral float such as 1e9."""
+    try:
+        v = _int(text)
+    except argparse.ArgumentTypeError:
+        try:
+            f = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not f.is_integer():
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        v = int(f)
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text!r}")
+    return v
+
+
 def _dump_spec(text: str) -> tuple[int, int, str | None]:
     parts = text.split(":", 2)
     if len(parts) < 2:
@@ -83,7 +100,7 @@ def machine_config(args):
         memory = MemoryConfig(**mem)
         if getattr(args, "boards", None) is not None:
             return MachineConfig.from_boards(args.boards, memory=memory, **kw)
-        return MachineConfig(nodes=args.nodes or 1, memory=memory, **kw)
+        return MachineConfig(nodes=1 if args.nodes is None else args.nodes, memory=memory, **kw)
     except ValueError as e:
         raise RapError(str(e)) from None
 
@@ -92,7 +109,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", help="executable image (.out) from 'rap ld'")
     p.add_argument("args", nargs="*", metavar="-- ARGS",
                    help="arguments passed to the program (argv[1..]; argv[0] is the image name)")
-    p.add_argument("--max-cycles", type=_int, default=1_000_000_000, metavar="N",
+    p.add_argument("--max-cycles", type=_positive, default=1_000_000_000, metavar="N",
                    help="stop with an error when a node reaches N cycles (default 1e9)")
     p.add_argument("--root", default=".", metavar="DIR",
                    help="directory the host daemon confines the program's files to (default .)")

@@ -1,9 +1,11 @@
 # Integer arithmetic and logic of the C30 with its condition flags (guide
 # 3.1.7 and chapter 13).  Each function returns the result and ORs the flags
-# it produces (ST layout: C, V, Z, N; LV with V) into *fl.  Overflow-mode
-# saturation (ST.OVM) is applied by int_ovm(): the register then receives the
-# most positive or most negative integer, and N/Z describe the saturated
-# value (choice: the guide does not say which; docs/machine-model.md).
+# it produces (ST layout: C, V, Z, N; LV with V) into *fl.  When an
+# operation overflows, N and Z describe the result computed to infinite
+# precision (guide 13-28): N is its true sign and Z is 0, whatever the 32
+# bits written.  Overflow-mode saturation (ST.OVM) is applied by int_ovm():
+# the register then receives the most positive or most negative integer
+# (same sign, so the same N).
 
 cdef inline uint32_t nz_flags(uint32_t r) noexcept nogil:
     if r == 0:
@@ -29,13 +31,26 @@ cdef inline uint32_t isub(uint32_t a, uint32_t b, uint32_t bin, uint32_t* fl) no
     return r
 
 cdef inline uint32_t int_sat(Node* n, uint32_t r, int true_negative, uint32_t* fl) noexcept nogil:
-    """Saturate an overflowed result when ST.OVM is set (to the most negative
-    integer if the true result is negative, else the most positive), then add
-    N and Z."""
-    if (fl[0] & ST_V) and (n.r[RAP_REG_ST] & ST_OVM):
-        r = 0x80000000u if true_negative else 0x7FFFFFFFu
+    """Add N and Z -- of the true result if it overflowed (guide 13-28) --
+    and saturate an overflowed result when ST.OVM is set (to the most
+    negative integer if the true result is negative, else the most
+    positive)."""
+    if fl[0] & ST_V:
+        if true_negative:
+            fl[0] |= ST_N
+        if n.r[RAP_REG_ST] & ST_OVM:
+            r = 0x80000000u if true_negative else 0x7FFFFFFFu
+        return r
     fl[0] |= nz_flags(r)
     return r
+
+cdef inline uint32_t cmp_flags(uint32_t r, uint32_t fl) noexcept nogil:
+    """N and Z of a compare (dst - src, result r, flags fl from isub): of
+    the result to infinite precision (guide 13-28), so that LT/GE (N alone)
+    are true signed comparisons even when the 32-bit difference overflows."""
+    if fl & ST_V:
+        return fl | (0 if r & 0x80000000u else ST_N)
+    return fl | nz_flags(r)
 
 cdef inline uint32_t int_ovm(Node* n, uint32_t r, uint32_t* fl) noexcept nogil:
     """int_sat for additions and subtractions, whose overflowed results have

@@ -193,6 +193,7 @@ cdef inline int take_interrupt(Node* n) noexcept nogil:
     n.r[RAP_REG_SP] = sp
     n.r[RAP_REG_ST] &= ~ST_GIE
     n.pc = v & 0xFFFFFF
+    n.prev_pc = NO_PC
     n.cycle += INTERRUPT_CYCLES
     n.stall[SC_BRANCH] += INTERRUPT_CYCLES
     return ST_RUNNING
@@ -219,9 +220,9 @@ cdef int step(Node* n) noexcept nogil:
     cdef Opnd* o
     cdef Ctx c
     cdef uint32_t pc = n.pc, v, a
-    cdef int i, k, rg, fetch_rg = RG_NONE, err, cause, special = 0
+    cdef int i, k, rg, fetch_rg = RG_NONE, err, special = 0
     cdef int ring_rd = -1, ring_wr = -1, ring_stat_i = -1, fwd = 0
-    cdef int64_t t0, t, stall_rc, t_ring, when
+    cdef int64_t t0, t, stall_rc, t_ring, t_read, when
     cdef uint32_t newar[6]
     cdef int in_slot, occ, wait_part, conf_part, extra, ew
     cdef int rpts_was = n.rpts
@@ -303,9 +304,12 @@ cdef int step(Node* n) noexcept nogil:
             elif a != RAP_RING_FWD and a != RAP_HOST_CALL:
                 return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
 
-    # -- ring accesses: wait (and retry later) unless they can happen now
+    # -- ring accesses: wait (and retry later) unless they can happen now.
+    # The read (and a write in the same instruction) happen at cycle t_ring:
+    # t_read - t cycles waiting for the word, t_ring - t_read for the output
+    # latch (ring.pxi).
     t_ring = t
-    cause = SC_RING_READ
+    t_read = t
     if special:
         if ring_rd >= 0 and n.fwd_count > 0:
             if ring_wr >= 0:
@@ -315,14 +319,16 @@ cdef int step(Node* n) noexcept nogil:
             if not ring_read_ready(n.rin, t, &when):
                 return ring_wait(n, d, fetch_rg, ST_RING_READ)
             t_ring = when
+            t_read = when
         if ring_wr >= 0 or fwd:
             if not ring_write_ready(n.rout, t_ring, &when):
                 return ring_wait(n, d, fetch_rg, ST_RING_WRITE)
-            if when > t_ring:
-                cause = SC_RING_WRITE
-                t_ring = when
+            t_ring = when
         if ring_stat_i >= 0:
             if not ring_stat(n, t, &c.mv[ring_stat_i]):
+                # no ring-data access of this node before t (t + 1 if this
+                # instruction has none): the bound its neighbours' RING_STAT use
+                n.lb = t if (ring_rd >= 0 or ring_wr >= 0) else t + 1
                 return ring_wait(n, d, fetch_rg, ST_RING_SYNC)
     n.pend_valid = 0
 
@@ -383,7 +389,8 @@ cdef int step(Node* n) noexcept nogil:
         ew = wait_part if wait_part < extra else extra
         n.stall[SC_MEMWAIT] += ew
         n.stall[SC_BUSCONF] += extra - ew
-    n.stall[cause] += t_ring - t
+    n.stall[SC_RING_READ] += t_read - t
+    n.stall[SC_RING_WRITE] += t_ring - t_read
     n.cycle = t_ring + (occ if occ > c.base else c.base)
     n.instret += 1
     if d.writes:
@@ -412,6 +419,7 @@ cdef int step(Node* n) noexcept nogil:
         else:
             n.r[RAP_REG_ST] &= ~ST_RM
     n.pc = c.nextpc & 0xFFFFFF
+    n.prev_pc = pc
     if c.hostcall:
         n.status = ST_HOSTCALL
     return n.status

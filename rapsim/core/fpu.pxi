@@ -9,7 +9,10 @@
 # Every operation reports its condition flags in a ST-layout bit set (N, Z,
 # V, UF, and the latched LV / LUF when V / UF are set); the caller decides
 # whether they reach ST (flags change only for destinations R0-R7, guide
-# 3.1.7, and always for compares).
+# 3.1.7, and always for compares).  After an overflow or an underflow the
+# flags describe the result computed to infinite precision (guide 13-28):
+# an underflow (result forced to 0, UF) leaves Z = 0 and N = the true sign,
+# as the NORM page (13-182) states for its exponent -128 case.
 
 cdef extern from *:
     """
@@ -96,7 +99,10 @@ cdef inline F40 fnormalize(int32_t e, int64_t M, uint32_t* fl) noexcept nogil:
         fl[0] |= ST_N
         return fmake(127, 0x80000000u)
     if e < -127:
-        fl[0] |= ST_UF | ST_LUF | ST_Z
+        # underflow: 0 with UF/LUF; N and Z of the infinitely precise result
+        fl[0] |= ST_UF | ST_LUF
+        if M < 0:
+            fl[0] |= ST_N
         return fzero()
     if M < 0:
         fl[0] |= ST_N
@@ -122,9 +128,11 @@ cdef inline F40 fabs_(F40 a, uint32_t* fl) noexcept nogil:
 
 cdef inline F40 faddsub(F40 a, F40 b, int sub, uint32_t* fl) noexcept nogil:
     """a + b (or a - b): align the smaller operand by an arithmetic right
-    shift (low bits discarded), add, normalise (guide 5.5, figure 5-17).
-    A zero operand returns the other unchanged; an exponent difference of 32
-    or more returns the larger operand (its sign adjusted for a - b)."""
+    shift (low bits discarded), then add or subtract, normalise (guide 5.6,
+    5-32: c = (a(man) - (b(man) * 2**-(a(exp)-b(exp)))) * 2**a(exp), figure
+    5-17): a subtrahend is shifted before it is negated.  A zero operand
+    returns the other unchanged; an exponent difference of 32 or more
+    returns the larger operand (its sign adjusted for a - b)."""
     cdef int64_t Ma, Mb, M
     cdef int32_t d, e
     if b.e == FZERO_EXP:
@@ -137,8 +145,6 @@ cdef inline F40 faddsub(F40 a, F40 b, int sub, uint32_t* fl) noexcept nogil:
         return b
     Ma = fman(a.m)
     Mb = fman(b.m)
-    if sub:
-        Mb = -Mb
     if a.e >= b.e:
         d = a.e - b.e
         e = a.e
@@ -155,7 +161,7 @@ cdef inline F40 faddsub(F40 a, F40 b, int sub, uint32_t* fl) noexcept nogil:
             fl[0] |= fflags_of(b)
             return b
         Ma >>= d
-    M = Ma + Mb
+    M = Ma - Mb if sub else Ma + Mb
     return fnormalize(e, M, fl)
 
 
@@ -176,8 +182,9 @@ cdef inline F40 fmpy(F40 a, F40 b, uint32_t* fl) noexcept nogil:
 cdef inline F40 frnd(F40 a, uint32_t* fl) noexcept nogil:
     """RND: round to single precision by adding half a single-precision LSB
     and truncating (guide 5.8, figure 5-19): ties go towards +infinity.  A
-    zero operand sets UF, not Z (guide 13 RND note).  Overflow saturates to
-    the largest single-precision magnitude."""
+    zero operand sets UF, not Z (guide 13-202 note).  Overflow saturates to
+    the largest single-precision magnitude.  The caller leaves Z alone
+    (13-202: "Z unaffected")."""
     cdef int64_t M
     cdef F40 r
     if a.e == FZERO_EXP:
@@ -239,24 +246,28 @@ cdef inline F40 fnorm(F40 a, uint32_t* fl) noexcept nogil:
     cdef uint32_t sign, x
     cdef int k
     cdef int32_t e
+    sign = a.m & 0x80000000u
     if a.e == FZERO_EXP:
         if a.m != 0:
+            # guide 13-182: dst = 0, Z = 0, UF = 1 (an underflow; N is the
+            # sign of the value, as for every underflow)
             fl[0] |= ST_UF | ST_LUF
+            if sign:
+                fl[0] |= ST_N
         else:
             fl[0] |= ST_Z
         return fzero()
     if a.m == 0:
         fl[0] |= ST_Z
         return fzero()
-    sign = a.m & 0x80000000u
+    if sign:
+        fl[0] |= ST_N
     x = a.m ^ (0xFFFFFFFFu if sign else 0)
     k = rap_clz32(x)
     e = a.e - k
     if e < -127:
-        fl[0] |= ST_UF | ST_LUF | ST_Z
+        fl[0] |= ST_UF | ST_LUF
         return fzero()
-    if sign:
-        fl[0] |= ST_N
     if k >= 32:
         return fmake(e, sign)
     return fmake(e, ((a.m << k) & 0x7FFFFFFFu) | sign)

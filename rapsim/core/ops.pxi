@@ -197,7 +197,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         wint(n, dst, r, fl, M_ARITH)
     elif op == RAP_OP_CMPI:
         r = isub(ival(n, c, 1), ival(n, c, 0), 0, &fl)
-        set_flags(n, fl | nz_flags(r), M_ARITH)
+        set_flags(n, cmp_flags(r, fl), M_ARITH)
     elif op == RAP_OP_TSTB:
         r = ival(n, c, 1) & ival(n, c, 0)
         set_flags(n, nz_flags(r), M_LOGIC)
@@ -249,14 +249,19 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         fr = flt_op(RAP_OP_LDF if op == RAP_OP_LDFI else op, fb, fb, &fl)
         wflt(n, dst, fr, fl)
     elif op == RAP_OP_NORM:
-        wflt(n, dst, fnorm(fval(n, c, 0), &fl), fl)
+        fr = fnorm(fval(n, c, 0), &fl)      # (fl is set by the call: not in one expression)
+        wflt(n, dst, fr, fl)
     elif op == RAP_OP_RND:
-        wflt(n, dst, frnd(fval(n, c, 0), &fl), fl)
+        # Z is unaffected by RND (guide 13-202)
+        fr = frnd(fval(n, c, 0), &fl)
+        write_f(n, dst, fr)
+        set_flags(n, fl, M_LOGIC & ~ST_Z)
     elif op == RAP_OP_FIX:
         r = <uint32_t>ffix(fval(n, c, 0), &fl)
         wint(n, dst, r, fl, M_LOGIC)
     elif op == RAP_OP_FLOAT:
-        wflt(n, dst, ffloat(<int32_t>ival(n, c, 0), &fl), fl)
+        fr = ffloat(<int32_t>ival(n, c, 0), &fl)
+        wflt(n, dst, fr, fl)
     elif op == RAP_OP_LDE:
         fb = fval(n, c, 0)
         n.rexp[dst] = fb.e

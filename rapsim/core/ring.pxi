@@ -10,8 +10,11 @@
 #     W[k] >= M[k-1] - 1                 a write waits for the output latch to empty
 #     R[k] >= M[k]                       a read waits for the word
 #
-# (h may be set longer for board-to-board hops), so a stream moves one word per node per cycle and back-pressure stops a
-# writer two words ahead of its reader.  Every quantity is a cycle stamp, so
+# (h may be set longer for board-to-board hops), so a stream moves one word
+# per node per cycle and back-pressure stops a writer two words ahead of its
+# reader.  A word holds the writer's output latch until it enters the input
+# latch, so a hop of h > 1 cycles carries one word every h - 1 cycles (the
+# link has only its two latches; nothing is pipelined in the cable).  Every quantity is a cycle stamp, so
 # the outcome does not depend on the order in which the simulator runs the
 # nodes: a node only decides a ring access when the stamps it needs exist
 # (otherwise it waits, status ST_RING_*, and is resumed later).
@@ -83,8 +86,9 @@ cdef inline void ring_put(Link* L, uint32_t v, int64_t when) noexcept nogil:
 cdef inline int ring_stat(Node* n, int64_t t, uint32_t* value) noexcept nogil:
     """RING_STAT at cycle t: bit 0 = a read now would not wait, bit 1 = a write
     now would not wait.  Returns 0 (and leaves value alone) if that depends on
-    what a neighbour may still do before cycle t (its lower-bound clock ``lb``
-    is behind t): the node then waits for it."""
+    what a neighbour may still do before cycle t (its lower bound ``lb`` on
+    the cycle of its next ring-data access is too early): the node then waits
+    for it (ST_RING_SYNC) and the scheduler raises the bounds."""
     cdef Link* I = n.rin
     cdef Link* O = n.rout
     cdef uint32_t v = 0
@@ -92,10 +96,14 @@ cdef inline int ring_stat(Node* n, int64_t t, uint32_t* value) noexcept nogil:
     if I.count > 0:
         if I.mtime[I.head] <= t:
             v |= 1
-    elif n.up.lb < t:
+    elif n.up.lb + I.latency <= t:
         return 0            # the upstream node may still write a word readable at t
     if O.count == 2:
-        if n.down.lb <= t:
+        # the second word can leave the output latch at max(W + h, R + 1) - 1,
+        # R >= M the cycle the downstream node reads the first: a write at t
+        # needs W + h - 1 <= t and M <= R <= t
+        if O.wtime[(O.head + 1) & 3] + O.latency - 1 <= t and O.mtime[O.head] <= t \
+                and n.down.lb <= t:
             return 0        # the downstream node may still read in time
     elif ring_write_ready(O, t, &w) and w == t:
         v |= 2

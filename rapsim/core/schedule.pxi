@@ -19,41 +19,66 @@ cdef inline int waiting(int status) noexcept nogil:
     return status == ST_RING_READ or status == ST_RING_WRITE or status == ST_RING_SYNC
 
 
+cdef inline int stop_event(int status) noexcept nogil:
+    """The event a node's status stops the machine with, or -1."""
+    if status == ST_HOSTCALL:
+        return EV_HOSTCALL
+    if status == ST_ERROR:
+        return EV_ERROR
+    if status == ST_BREAK:
+        return EV_BREAK
+    if status == ST_IDLE:
+        return EV_IDLE
+    return -1
+
+
 cdef int run_node(Node* n, int64_t limit) noexcept nogil:
     """Run one node until it stops, waits or its clock reaches limit."""
     while n.status == ST_RUNNING:
         if n.cycle >= limit:
             break
         step(n)
-    n.lb = n.cycle
+    if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
+        n.lb = n.cycle
     return n.status
 
 
 cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
-    """Cycle lower bounds of each node's next ring action: a node waiting for
-    data acts no earlier than one cycle after its upstream node can write; a
-    node waiting for room no earlier than its downstream node can read; a
-    node that has stopped never acts."""
+    """Lower bounds (Node.lb) on the cycle of each node's next ring-data
+    access.  A running node (or one in a host call) acts at its clock or
+    later; a node waiting on RING_STAT at the bound step() gave it; a node
+    waiting for data acts no earlier than one hop after its upstream node can
+    write; a node waiting for room no earlier than its downstream node can
+    read; a stopped node never acts (T_NEVER).  Waiting nodes whose chain of
+    waits ends at a stopped node, or runs round the whole ring, never act
+    either: they are deadlocked (lb == T_NEVER)."""
     cdef int i, it, changed
     cdef int64_t b
     cdef Node* n
     for i in range(count):
         n = &nodes[i]
-        if n.status == ST_RUNNING or waiting(n.status) or n.status == ST_HOSTCALL:
+        if n.status == ST_RUNNING or n.status == ST_HOSTCALL:
             n.lb = n.cycle
+        elif n.status == ST_RING_SYNC:
+            n.lb = i64max(n.lb, n.cycle)
         else:
-            n.lb = T_NEVER
-    for it in range(count + 2):
+            n.lb = T_NEVER      # stopped, or waiting: resolved below
+    # a waiter's bound is final once its neighbour's is: at most count rounds
+    for it in range(count + 1):
         changed = 0
         for i in range(count):
             n = &nodes[i]
             if n.status == ST_RING_READ:
-                b = n.up.lb + 1 if n.up.lb < T_NEVER else T_NEVER
+                if n.up.lb >= T_NEVER:
+                    continue
+                b = i64max(n.cycle, n.up.lb + n.rin.latency)
             elif n.status == ST_RING_WRITE:
-                b = n.down.lb
+                if n.down.lb >= T_NEVER:
+                    continue
+                b = i64max(n.cycle, n.down.lb)
             else:
                 continue
-            if b > n.lb:
+            if b != n.lb:
                 n.lb = b
                 changed = 1
         if not changed:
@@ -66,7 +91,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
     any result (tests check this): ``quantum`` (cycles a node runs before the
     next one gets its turn; 0 = until it stops or waits) and ``order`` (the
     order nodes take turns in)."""
-    cdef int j, i, progress, active, st
+    cdef int j, i, progress, active, st, ev
     cdef uint64_t before
     cdef int64_t lim
     cdef Node* n
@@ -87,18 +112,10 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             st = run_node(n, lim)
             if n.instret != before:
                 progress = 1
-            if st == ST_HOSTCALL:
+            ev = stop_event(st)
+            if ev >= 0:
                 who[0] = i
-                return EV_HOSTCALL
-            if st == ST_ERROR:
-                who[0] = i
-                return EV_ERROR
-            if st == ST_BREAK:
-                who[0] = i
-                return EV_BREAK
-            if st == ST_IDLE:
-                who[0] = i
-                return EV_IDLE
+                return ev
             if st == ST_RUNNING or waiting(st):
                 active += 1
                 if st == ST_RUNNING and n.cycle < limit:
@@ -120,15 +137,31 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             if n.status == ST_RING_SYNC:
                 n.status = ST_RUNNING
                 before = n.instret
-                run_node(n, limit)
+                st = run_node(n, limit)
+                ev = stop_event(st)
+                if ev >= 0:
+                    who[0] = i
+                    return ev
                 if n.instret != before:
                     progress = 1
                     break
         if progress:
             continue
+        # stuck: deadlocked waiters (chains of waits that end at a stopped
+        # node or run round the ring), else nodes waiting for nodes that
+        # reached the cycle limit
         for i in range(count):
             n = &nodes[i]
-            if waiting(n.status) and n.cycle < limit:
+            if (n.status == ST_RING_READ or n.status == ST_RING_WRITE) and n.lb >= T_NEVER:
                 who[0] = i
                 return EV_DEADLOCK
+        for i in range(count):
+            n = &nodes[i]
+            if n.status == ST_RUNNING:
+                return EV_LIMIT
+        for i in range(count):
+            n = &nodes[i]
+            if waiting(n.status):
+                who[0] = i
+                return EV_DEADLOCK      # RING_STAT waits that cannot be resolved
         return EV_LIMIT

@@ -70,6 +70,9 @@ cdef enum:
     ST_GIE = 0x2000
 
 cdef enum:
+    NO_PC = -1                      # Node.prev_pc (as 0xFFFFFFFF): no instruction executed yet, or an interrupt
+
+cdef enum:
     DPAGE_BITS = 10                 # decode-cache page: 1024 words
     DPAGE_WORDS = 1 << 10
     NDPAGES = 1 << (24 - 10)
@@ -135,6 +138,7 @@ cdef struct Node:
     uint32_t err_word
     uint32_t err_addr
     uint32_t hostcall_addr
+    uint32_t prev_pc        # PC of the last instruction executed (NO_PC: none), for error reports
     int exit_status
     int node_id
     int node_count

@@ -14,9 +14,9 @@
 #    serves one access per cycle and an access with w wait states holds it
 #    1 + w cycles; each on-chip RAM block serves two accesses per cycle.  The
 #    accesses of an instruction are its program fetch (unless the instruction
-#    cache serves it, it comes from on-chip RAM, or RPTS repeats it) and its
-#    data reads and writes (stack and vector accesses of calls, returns and
-#    traps included).  Occupancy is the largest over the buses; the cycles
+#    cache serves it or RPTS repeats it; a fetch from on-chip RAM uses its
+#    block) and its data reads and writes (stack and vector accesses of calls,
+#    returns and traps included).  Occupancy is the largest over the buses; the cycles
 #    beyond the base are counted as "memory wait" (wait states) and "bus
 #    conflict" (extra accesses) stalls.
 #  * register conflicts (guide 8.2.2): registers form three groups (AR0-AR7

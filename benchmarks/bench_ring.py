@@ -1,0 +1,164 @@
+"""Multi-node simulation speed: simulated node-cycles per host second.
+
+Run with ``pytest benchmarks/bench_ring.py`` (pytest-benchmark), or
+``python benchmarks/bench_ring.py`` to print the figures without pytest.
+
+Two SPMD programs, each on 4, 16 and 64 nodes:
+
+(a) ``compute``: a compute-bound kernel.  Every node repeats a 1000-step dot
+    product (``RPTS 999 || MPYF3 *AR0++,*AR3++,R0 || ADDF3 R0,R2,R2``, one
+    vector in on-chip RAM, one in SRAM: one cycle per step) and then an
+    all-gather of the N dot products over the ring (each node writes its
+    word, sets RING_FWD = N-2 and reads the N-1 others: about N + 20
+    cycles).  Target: >= 20 M node-cycles/s on every size.
+(b) ``ring``: a ring-bound loop.  Every node repeats an all-gather of two
+    words per node: write 2, read-and-forward 2(N-1) (the last two, which
+    came from the downstream node, are not forwarded): nearly every cycle
+    of every node is a ring access or a wait for one.
+
+A node-cycle is one cycle of one node's clock (waiting cycles included): the
+figure is sum over nodes of their final cycle counts / host seconds of
+Simulator.run.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from rapsim.config import MachineConfig
+from rapsim.machine import Simulator
+from rapsim.toolchain import build_text
+
+SIZES = (4, 16, 64)
+COMPUTE_TARGET = 20e6
+
+_EXIT = """
+exit:   LDP     blockp
+        LDI     @blockp, AR0
+        LDI     1, R0
+        STI     R0, *AR0
+        LDI     0, R0
+        STI     R0, *+AR0(3)
+        LDP     0x800000
+        STI     AR0, @5
+        B       $
+        .data
+blockp: .word   block
+        .bss    block, 8
+        .text
+"""
+
+_START = """
+        .global start
+        .text
+start:  LDI     0x80, AR1
+        LSH     16, AR1         ; AR1 -> RING_DATA
+        LDP     0x800000        ; DP -> ring registers
+        LDI     @4, R3          ; N
+        SUBI    2, R3           ; N - 2
+        LDI     AR1, AR5
+        OR      09C00h, AR5     ; AR5 -> RAM1: the gathered words
+"""
+
+
+def compute_program(rounds: int) -> str:
+    return _START + f"""
+        LDI     {rounds - 1}, AR4
+outer:  LDI     AR1, AR0
+        OR      09800h, AR0     ; AR0 -> x (RAM0)
+        LDI     y, AR3          ; AR3 -> y (SRAM)
+        LDF     0.0, R0
+        LDF     0.0, R2
+        RPTS    999
+        MPYF3   *AR0++, *AR3++, R0
+     || ADDF3   R0, R2, R2
+        ADDF    R0, R2
+        STF     R2, *AR1        ; my word
+        STI     R3, @2          ; forward N-2 of the N-1 I read
+        LDI     AR5, AR6        ; (RAM1 is scratch for the pipelined store)
+        RPTS    R3              ; N-1 reads
+        LDI     *AR1, R1
+     || STI     R1, *AR6++
+        STI     R1, *AR6
+        DBU     AR4, outer
+        B       exit
+        .bss    y, 1000
+""" + _EXIT
+
+
+def ring_program(rounds: int) -> str:
+    return _START + f"""
+        LDI     R3, R6
+        ADDI    R3, R6          ; 2(N-2) words to forward
+        LDI     R3, R7
+        ADDI    R3, R7
+        ADDI    1, R7           ; RPTS count: 2(N-1) - 1
+        LDI     {rounds - 1}, AR4
+outer:  STI     AR4, *AR1       ; my two words
+        STI     AR4, *AR1
+        STI     R6, @2
+        LDI     AR5, AR6
+        RPTS    R7
+        LDI     *AR1, R1
+     || STI     R1, *AR6++
+        STI     R1, *AR6
+        DBU     AR4, outer
+        B       exit
+""" + _EXIT
+
+
+PROGRAMS = {"compute": compute_program, "ring": ring_program}
+ROUNDS = {"compute": {4: 2000, 16: 500, 64: 120}, "ring": {4: 20000, 16: 1500, 64: 200}}
+
+
+def _simulator(kind: str, nodes: int) -> Simulator:
+    image = build_text(PROGRAMS[kind](ROUNDS[kind][nodes]))
+    sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0))
+    sim.load(image)
+    return sim
+
+
+def measure(kind: str, nodes: int) -> tuple[float, int, float]:
+    """(node-cycles per host second, node-cycles, host seconds) of one run."""
+    sim = _simulator(kind, nodes)
+    t0 = time.perf_counter()
+    res = sim.run()
+    dt = time.perf_counter() - t0
+    if res.event != "done":
+        raise RuntimeError(f"{kind} on {nodes} nodes: {res.event}: {res.messages}")
+    total = sum(sim.core.cycle(n) for n in range(nodes))
+    return total / dt, total, dt
+
+
+@pytest.mark.parametrize("nodes", SIZES)
+@pytest.mark.parametrize("kind", ["compute", "ring"])
+def test_node_cycles_per_second(benchmark, kind, nodes):
+    holder = {}
+
+    def setup():
+        holder["sim"] = _simulator(kind, nodes)
+        return (), {}
+
+    def go():
+        return holder["sim"].run()
+
+    res = benchmark.pedantic(go, setup=setup, rounds=3, iterations=1)
+    assert res.event == "done", res.messages
+    sim = holder["sim"]
+    total = sum(sim.core.cycle(n) for n in range(nodes))
+    rate = total / benchmark.stats.stats.mean
+    benchmark.extra_info["node_cycles"] = total
+    benchmark.extra_info["node_cycles_per_second"] = round(rate)
+    benchmark.extra_info["ring_utilisation"] = round(sim.machine_counters()["ring_utilisation"], 4)
+
+
+if __name__ == "__main__":
+    for kind in ("compute", "ring"):
+        for n in SIZES:
+            rate, total, dt = measure(kind, n)
+            flag = "" if kind != "compute" or rate >= COMPUTE_TARGET else "  (below the 20 M target)"
+            print(f"{kind:8s} {n:3d} nodes: {total:11d} node-cycles in {dt:6.3f} s = "
+                  f"{rate / 1e6:6.2f} M node-cycles/s{flag}")
+    sys.exit(0)

@@ -1,0 +1,133 @@
+"""rap as: outputs, options, listing, --hex and error reporting."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from clirun import rap_main
+from rapsim.asm.objfile import read_object
+
+SRC = """\
+* a small program
+        .global start
+start:  LDI     5, R1
+loop    SUBI    1, R1
+        BNZ     loop
+        .data
+tbl     .word   start, 2
+"""
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.asm").write_text(SRC)
+    return tmp_path
+
+
+def rap_as(args, monkeypatch, capsys):
+    rc = rap_main(["as", *args], monkeypatch)
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err
+    return rc, cap.out, cap.err
+
+
+def test_object_default_name(here, monkeypatch, capsys):
+    assert rap_as(["p.asm"], monkeypatch, capsys) == (0, "", "")
+    o = read_object("p.obj")
+    assert [s.name for s in o.sections] == [".text", ".data"]
+    assert o.source == "p.asm" and o.files == ["p.asm"]
+
+
+def test_output_option(here, monkeypatch, capsys):
+    assert rap_as(["p.asm", "-o", "out.obj"], monkeypatch, capsys)[0] == 0
+    assert (here / "out.obj").exists() and not (here / "p.obj").exists()
+
+
+def test_hex_prints_sections_and_writes_no_object(here, monkeypatch, capsys):
+    rc, out, _ = rap_as(["p.asm", "--hex"], monkeypatch, capsys)
+    assert rc == 0
+    assert out.splitlines() == ["08610005", "18610001", "6A06FFFE", "00000000", "00000002"]
+    assert not (here / "p.obj").exists()
+    rc, out2, _ = rap_as(["p.asm", "--hex", "-o", "x.obj"], monkeypatch, capsys)
+    assert out2 == out and (here / "x.obj").exists()
+
+
+def test_hex_skips_bss(here, monkeypatch, capsys):
+    (here / "b.asm").write_text("        .bss buf, 100\n        NOP\n")
+    assert rap_as(["b.asm", "--hex"], monkeypatch, capsys)[1] == "0C800000\n"
+
+
+def test_listing(here, monkeypatch, capsys):
+    assert rap_as(["p.asm", "-l"], monkeypatch, capsys)[0] == 0
+    lst = (here / "p.lst").read_text().splitlines()
+    assert lst[0].startswith("RAP TMS320C30 assembler") and lst[0].endswith("p.asm")
+    body = lst[2:]
+    assert body[0] == "     1                  * a small program"
+    assert body[2] == "     3 000000 08610005  start:  LDI     5, R1"
+    assert body[4] == "     5 000002 6A06FFFE          BNZ     loop"
+    assert body[6] == "     7 000000 00000000' tbl     .word   start, 2"
+    assert body[7] == "       000001 00000002"
+    assert (here / "p.obj").exists()
+
+
+def test_listing_named_and_before_the_file(here, monkeypatch, capsys):
+    assert rap_as(["p.asm", "-l", "out.lst"], monkeypatch, capsys)[0] == 0
+    assert (here / "out.lst").exists()
+    assert rap_as(["-l", "p.asm"], monkeypatch, capsys)[0] == 0
+    assert (here / "p.lst").exists()
+
+
+def test_listing_of_macros_includes_and_skipped_lines(here, monkeypatch, capsys):
+    (here / "i.inc").write_text("K       .set 3\n")
+    (here / "m.asm").write_text('        .include "i.inc"\nm       .macro\n        NOP\n        .endm\n'
+                                "        m\n        .if 0\n        NOP\n        .endif\n")
+    assert rap_as(["m.asm", "-l"], monkeypatch, capsys)[0] == 0
+    lst = (here / "m.lst").read_text().splitlines()[2:]
+    assert lst[1] == "A    1                  K       .set 3"
+    assert lst[6] == "+    3 000000 0C800000          NOP"
+    assert lst[8] == "     7                          NOP"
+
+
+def test_defines_and_include_dirs(here, monkeypatch, capsys):
+    (here / "inc").mkdir()
+    (here / "inc" / "k.inc").write_text("K       .set 7\n")
+    (here / "d.asm").write_text('        .include "k.inc"\n        .word K, V, F\n')
+    rc, out, _ = rap_as(["d.asm", "-I", "inc", "-D", "V=0x10", "-D", "F", "--hex"], monkeypatch, capsys)
+    assert rc == 0 and out.split() == ["00000007", "00000010", "00000001"]
+
+
+def test_bad_define(here, monkeypatch, capsys):
+    rc, _, err = rap_as(["p.asm", "-D", "X=abc"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: -D X=abc: 'abc' is not a number\n"
+
+
+def test_errors_all_reported_exit_1_no_object(here, monkeypatch, capsys):
+    (here / "bad.asm").write_text("        FOO\n        LDI 1, R0\n        LDI x, R0\n")
+    rc, out, err = rap_as(["bad.asm"], monkeypatch, capsys)
+    assert rc == 1 and out == ""
+    assert err.splitlines() == ["bad.asm:1:9: error: unknown instruction 'FOO'",
+                                "bad.asm:3:13: error: undefined symbol 'x'"]
+    assert not (here / "bad.obj").exists()
+
+
+def test_warnings_exit_0(here, monkeypatch, capsys):
+    (here / "w.asm").write_text("        ADDI3 *AR1++, *AR1++, R0\n")
+    rc, _, err = rap_as(["w.asm"], monkeypatch, capsys)
+    assert rc == 0 and err.startswith("w.asm:1:23: warning: two operands update AR1")
+    assert (here / "w.obj").exists()
+
+
+def test_missing_input(here, monkeypatch, capsys):
+    rc, _, err = rap_as(["nope.asm"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: cannot read nope.asm: No such file or directory\n"
+    rc, _, err = rap_as([], monkeypatch, capsys)
+    assert rc == 1 and err.startswith("rap as: error: no input file")
+
+
+def test_rap_command_in_a_subprocess(here):
+    r = subprocess.run([sys.executable, "-m", "rapsim", "as", "p.asm", "--hex"],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "08610005"
