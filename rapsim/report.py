@@ -6,14 +6,27 @@ import sys
 from rapsim.fileio import write_file
 
 
+def _node_status(sim, n: int, c: dict) -> str:
+    if c["status"] == "exited":
+        return f"exit {sim.core.exit_status(n)}"
+    return c["status"]
+
+
 def stats_dict(sim, result) -> dict:
-    """Every counter of every node, and the machine's totals."""
+    """Every counter of every node (with its index, board, status and exit
+    status), and the machine's totals."""
     m = sim.machine_counters()
+    nodes = []
+    for n, c in enumerate(m["nodes"]):
+        d = {"node": n, "board": sim.config.board_of(n), **c}
+        d["exit_status"] = sim.core.exit_status(n) if c["status"] == "exited" else None
+        nodes.append(d)
     return {
         "event": result.event,
         "exit_status": result.exit_status,
-        "nodes": m["nodes"],
-        "machine": {k: v for k, v in m.items() if k != "nodes"},
+        "nodes": nodes,
+        "machine": {k: v for k, v in m.items() if k != "nodes"} | {"nodes": sim.nodes,
+                                                                   "boards": sim.config.boards},
         "clock_hz": sim.config.clock_hz,
         "host_seconds": result.host_seconds,
         "simulated_instructions_per_second": (m["instructions"] / result.host_seconds
@@ -22,33 +35,59 @@ def stats_dict(sim, result) -> dict:
 
 
 def stats_table(sim, result, file=sys.stderr) -> None:
-    """Print the counters as a table (one row per node)."""
+    """Print the counters as tables: one row per node (its status: "exit N"
+    or why it stopped), and for several nodes a last row "all" with the
+    machine's cycles (the longest node) and the sums of everything else."""
     from rich.console import Console
     from rich.table import Table
     m = sim.machine_counters()
+    per = m["nodes"]
+    several = len(per) > 1
+    size = f"{sim.nodes} nodes on {sim.config.boards} board{'s' if sim.config.boards > 1 else ''}" \
+        if several else "1 node"
     t = Table(title=f"rap run: {result.event}, {m['cycles']} cycles "
-                    f"({m['seconds'] * 1e3:.3f} ms at {sim.config.clock_hz / 1e6:g} MHz)")
-    causes = list(m["nodes"][0]["stalls"]) if m["nodes"] else []
-    for col in ["node", "cycles", "instr", "CPI", *[c.replace("_", " ") for c in causes],
+                    f"({m['seconds'] * 1e3:.3f} ms at {sim.config.clock_hz / 1e6:g} MHz), {size}")
+    causes = list(per[0]["stalls"]) if per else []
+    t.add_column("node", justify="right")
+    t.add_column("status", justify="left")
+    for col in ["cycles", "instr", "CPI", *[c.replace("_", " ") for c in causes],
                 "ring sent", "ring recv", "ring fwd"]:
         t.add_column(col, justify="right")
-    for i, c in enumerate(m["nodes"]):
-        cpi = c["cycles"] / c["instructions"] if c["instructions"] else 0.0
-        t.add_row(str(i), str(c["cycles"]), str(c["instructions"]), f"{cpi:.2f}",
-                  *[str(c["stalls"][k]) for k in causes],
-                  str(c["ring"]["sent"]), str(c["ring"]["received"]), str(c["ring"]["forwarded"]))
-    Console(file=file, width=200).print(t)
+
+    def row(label, status, cycles, c):
+        cpi = cycles / c["instructions"] if c["instructions"] else 0.0
+        return (label, status, str(cycles), str(c["instructions"]), f"{cpi:.2f}",
+                *[str(c["stalls"][k]) for k in causes],
+                str(c["ring"]["sent"]), str(c["ring"]["received"]), str(c["ring"]["forwarded"]))
+
+    for i, c in enumerate(per):
+        t.add_row(*row(str(i), _node_status(sim, i, c), c["cycles"], c), end_section=several and i == len(per) - 1)
+    if several:
+        total = {"instructions": m["instructions"],
+                 "stalls": {k: sum(c["stalls"][k] for c in per) for k in causes},
+                 "ring": {k: sum(c["ring"][k] for c in per) for k in ("sent", "received", "forwarded")}}
+        # CPI of the "all" row: node-cycles per instruction
+        all_row = list(row("all", "", m["cycles"], total))
+        node_cycles = sum(c["cycles"] for c in per)
+        all_row[4] = f"{node_cycles / m['instructions']:.2f}" if m["instructions"] else "0.00"
+        t.add_row(*all_row)
+    Console(file=file, width=220).print(t)
     acc = Table(title="memory accesses (fetch / read / write)")
     acc.add_column("node", justify="right")
-    regions = list(m["nodes"][0]["reads"]) if m["nodes"] else []
+    regions = list(per[0]["reads"]) if per else []
     for r in regions:
         acc.add_column(r, justify="right")
     acc.add_column("cache hit/miss", justify="right")
-    for i, c in enumerate(m["nodes"]):
+    for i, c in enumerate(per):
         acc.add_row(str(i), *[f"{c['fetches'][r]}/{c['reads'][r]}/{c['writes'][r]}" for r in regions],
-                    f"{c['cache']['hits']}/{c['cache']['misses']}")
-    Console(file=file, width=200).print(acc)
-    print(f"ring utilisation {m['ring_utilisation']:.4f}; {m['instructions']} instructions in "
+                    f"{c['cache']['hits']}/{c['cache']['misses']}", end_section=several and i == len(per) - 1)
+    if several:
+        acc.add_row("all", *[f"{sum(c['fetches'][r] for c in per)}/{sum(c['reads'][r] for c in per)}/"
+                             f"{sum(c['writes'][r] for c in per)}" for r in regions],
+                    f"{sum(c['cache']['hits'] for c in per)}/{sum(c['cache']['misses'] for c in per)}")
+    Console(file=file, width=220).print(acc)
+    print(f"ring: {m['ring_words']} words moved, utilisation {m['ring_utilisation']:.4f} "
+          f"(words / (links x cycles)); {m['instructions']} instructions in "
           f"{result.host_seconds:.3f} s host time", file=file)
 
 

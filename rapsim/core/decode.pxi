@@ -97,6 +97,11 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                 d.uses |= GRP_DP
             elif s.kind == RAP_K_SIMM or s.kind == RAP_K_PCREL:
                 o.val = <int16_t>bits
+            elif s.kind == RAP_K_DPIMM:
+                if bits > 0xFF:     # not an LDP (a 24-bit address): the LDI form decodes it
+                    ok = 0
+                    break
+                o.val = bits
             else:               # UIMM, FIMM, ADDR24, TRAPN, DPIMM
                 o.val = bits
         if not ok:

@@ -71,9 +71,7 @@ cdef inline uint32_t circ_update(uint32_t ar, int sign, uint32_t step, uint32_t 
     cdef uint32_t bkv = bk & 0xFFFF
     cdef uint32_t mask = 0
     cdef int64_t idx, t
-    while mask < bkv:
-        mask = (mask << 1) | 1
-    if mask == bkv and bkv != 0:      # 2**K must exceed BK
+    while mask < bkv:               # mask = 2**K - 1, the smallest with 2**K > BK
         mask = (mask << 1) | 1
     idx = ar & mask
     t = idx + sign * <int64_t>step
@@ -322,6 +320,8 @@ cdef int step(Node* n) noexcept nogil:
             t_read = when
         if ring_wr >= 0 or fwd:
             if not ring_write_ready(n.rout, t_ring, &when):
+                n.wait_t = t
+                n.wait_reads = ring_rd >= 0
                 return ring_wait(n, d, fetch_rg, ST_RING_WRITE)
             t_ring = when
         if ring_stat_i >= 0:

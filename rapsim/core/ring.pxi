@@ -14,10 +14,20 @@
 # per node per cycle and back-pressure stops a writer two words ahead of its
 # reader.  A word holds the writer's output latch until it enters the input
 # latch, so a hop of h > 1 cycles carries one word every h - 1 cycles (the
-# link has only its two latches; nothing is pipelined in the cable).  Every quantity is a cycle stamp, so
-# the outcome does not depend on the order in which the simulator runs the
-# nodes: a node only decides a ring access when the stamps it needs exist
-# (otherwise it waits, status ST_RING_*, and is resumed later).
+# link has only its two latches; nothing is pipelined in the cable).
+#
+# A ring whose every latch is full can still move if every node reads and
+# writes in the same access (read-and-forward, or a parallel read and write):
+# all links shift at once.  Each node then waits for its downstream
+# neighbour's read, round the whole ring; the rules give every node the same
+# cycle T, the latest of their own constraints, and the scheduler commits
+# each link's reader to that cycle (Link.rotate_at, ring_rotation in
+# schedule.pxi) so that the writers can go first.
+#
+# Every quantity is a cycle stamp, so the outcome does not depend on the
+# order in which the simulator runs the nodes: a node only decides a ring
+# access when the stamps it needs exist (otherwise it waits, status
+# ST_RING_*, and is resumed later).
 
 cdef enum:
     T_NEVER = 0x3FFFFFFFFFFFFFFF    # "no such cycle" (as a lower bound: never)
@@ -32,6 +42,7 @@ cdef inline void link_reset(Link* L) noexcept nogil:
     L.last_read = T_PAST
     L.last_move = T_PAST
     L.words = 0
+    L.rotate_at = T_NEVER
 
 
 cdef inline int64_t i64max(int64_t a, int64_t b) noexcept nogil:
@@ -54,6 +65,7 @@ cdef inline uint32_t ring_take(Link* L, int64_t when) noexcept nogil:
     L.head = (h + 1) & 3
     L.count -= 1
     L.last_read = when
+    L.rotate_at = T_NEVER
     if L.count == 0:
         L.last_move = m
     else:
@@ -63,8 +75,13 @@ cdef inline uint32_t ring_take(Link* L, int64_t when) noexcept nogil:
 
 cdef inline int ring_write_ready(Link* L, int64_t t, int64_t* when) noexcept nogil:
     """Can the writer of L put a word in its output latch at cycle t?  1 with
-    the cycle it can (t or later), 0 while both latches are full."""
+    the cycle it can (t or later), 0 while both latches are full (unless the
+    reader has committed to take its word: a ring rotation)."""
     if L.count >= 2:
+        if L.count == 2 and L.rotate_at < T_NEVER:
+            # M of the second word = max(W + h, rotate_at + 1)
+            when[0] = i64max(i64max(t, L.rotate_at), L.wtime[(L.head + 1) & 3] + L.latency - 1)
+            return 1
         return 0
     if L.count == 1:
         when[0] = i64max(t, L.mtime[L.head] - 1)
@@ -98,6 +115,8 @@ cdef inline int ring_stat(Node* n, int64_t t, uint32_t* value) noexcept nogil:
             v |= 1
     elif n.up.lb + I.latency <= t:
         return 0            # the upstream node may still write a word readable at t
+    if O.count > 2:
+        return 0            # a rotation: wait until the downstream node has taken its word
     if O.count == 2:
         # the second word can leave the output latch at max(W + h, R + 1) - 1,
         # R >= M the cycle the downstream node reads the first: a write at t

@@ -32,6 +32,18 @@ cdef inline int stop_event(int status) noexcept nogil:
     return -1
 
 
+cdef inline int may_proceed(Node* n) noexcept nogil:
+    """Has what a waiting node waits for changed since it last tried?  (A read
+    waits for a word on its input link, a write for room on its output link
+    or a rotation; a RING_STAT wait for its neighbours' clocks, which are
+    not tracked: always tried again.)"""
+    if n.status == ST_RING_READ:
+        return n.rin.count > 0
+    if n.status == ST_RING_WRITE:
+        return n.rout.count < 2 or (n.rout.count == 2 and n.rout.rotate_at < T_NEVER)
+    return 1
+
+
 cdef int run_node(Node* n, int64_t limit) noexcept nogil:
     """Run one node until it stops, waits or its clock reaches limit."""
     while n.status == ST_RUNNING:
@@ -85,6 +97,34 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
             break
 
 
+cdef int ring_rotation(Node* nodes, int count) noexcept nogil:
+    """Every node waits to write into a full output latch, and every one of
+    those instructions also reads its input (read-and-forward, or a read and
+    a write of RING_DATA in one instruction): the whole ring can shift at
+    once.  Node i's access needs node i+1's read no later than its own, so
+    all happen at one cycle T, the latest of each node's own constraints
+    (issue cycle, arrival of its input word, the hop of its second output
+    word).  Commits every reader to T (Link.rotate_at); returns 1 if it did."""
+    cdef int i
+    cdef int64_t T = T_PAST
+    cdef Node* n
+    cdef Link* L
+    for i in range(count):
+        n = &nodes[i]
+        if n.status != ST_RING_WRITE or not n.wait_reads or n.rout.count != 2 \
+                or n.rin.count == 0:
+            return 0
+    for i in range(count):
+        n = &nodes[i]
+        L = n.rout
+        T = i64max(T, n.wait_t)
+        T = i64max(T, n.rin.mtime[n.rin.head])
+        T = i64max(T, L.wtime[(L.head + 1) & 3] + L.latency - 1)
+    for i in range(count):
+        nodes[i].rout.rotate_at = T
+    return 1
+
+
 cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int32_t* order,
                      int* who) noexcept nogil:
     """Run every node until an event.  Scheduling knobs that must not change
@@ -102,6 +142,9 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             i = order[j]
             n = &nodes[i]
             if waiting(n.status):
+                if not may_proceed(n):
+                    active += 1         # still waiting: trying again would change nothing
+                    continue
                 n.status = ST_RUNNING
             if n.status != ST_RUNNING:
                 continue
@@ -130,6 +173,8 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             if n.status == ST_RUNNING and n.cycle < limit:
                 progress = 1
         if progress:
+            continue
+        if ring_rotation(nodes, count):
             continue
         lower_bounds(nodes, count)
         for i in range(count):

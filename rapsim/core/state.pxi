@@ -116,6 +116,8 @@ cdef struct Link:
     int64_t last_move   # mtime of the most recently written word (or -1)
     uint64_t words      # words carried
     int64_t latency     # cycles of one hop (1; board-to-board hops may be configured longer)
+    int64_t rotate_at   # the reader has committed to take the head word at this cycle (a
+                        # rotation of a full ring, ring.pxi); T_NEVER otherwise
 
 
 cdef struct Node:
@@ -181,3 +183,5 @@ cdef struct Node:
     Node* up                # the node whose output feeds our input
     Node* down              # the node our output feeds
     int64_t lb              # lower bound of the cycle of this node's next action (scheduler)
+    int64_t wait_t          # a ring wait: the cycle the waiting instruction issues at
+    int wait_reads          # a ring wait: the waiting instruction reads RING_DATA

@@ -78,6 +78,11 @@ cdef inline int acc_cycles(Acc* a, int* wait_part, int* conflict_part) noexcept 
     """Memory occupancy of the instruction (cycles, at least 1); the cycles
     beyond one split into wait-state and bus-conflict parts."""
     cdef int best = 1, w = 0, c = 0, occ, b
+    if a.bus_n[0] + a.bus_wait[0] <= 1 and a.bus_n[1] + a.bus_wait[1] <= 1 \
+            and a.blk_n[0] <= 2 and a.blk_n[1] <= 2:
+        wait_part[0] = 0            # the common case: nothing beyond one cycle
+        conflict_part[0] = 0
+        return 1
     for b in range(2):
         if a.bus_n[b]:
             occ = a.bus_n[b] + a.bus_wait[b]

@@ -15,3 +15,32 @@ def rap_main(argv: list[str], monkeypatch) -> int:
     present = [(n, m) for n, m in cli.COMMANDS if importlib.util.find_spec(m) is not None]
     monkeypatch.setattr(cli, "COMMANDS", present)
     return cli.main([str(a) for a in argv])
+
+
+# --- helpers of the 'rap run' tests ------------------------------------------
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch):
+    """Run the test in a fresh directory (import this fixture to use it)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def image(path, src: str) -> str:
+    """Assemble and link ``src`` into the image file ``path``."""
+    from rapsim.asm.objfile import write_image
+    from rapsim.toolchain import build_text
+    write_image(build_text(src), path)
+    return str(path)
+
+
+def rap_run(args, monkeypatch, capsys):
+    """``rap run ARGS`` in-process: (exit status, stdout, stderr); never a
+    traceback."""
+    rc = rap_main(["run", *map(str, args)], monkeypatch)
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err and "internal error" not in cap.err
+    return rc, cap.out, cap.err

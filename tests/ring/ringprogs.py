@@ -82,6 +82,22 @@ start:  LDI     0x80, AR1
 PROLOGUE_CYCLES = 13
 
 
+def receive(k: int) -> str:
+    """Read k ring words (AR1 -> RING_DATA) into memory at AR0 + 1.. (AR0
+    points one word before the destination, which the pipelined store
+    overwrites first): RPTS 4 cycles, then word i read by the i-th execution
+    of LDI *AR1,R1 || STI R1,*AR0++ (1 cycle each when the word is there;
+    forwarded too while RING_FWD is non-zero), then STI R1,*AR0 (1 cycle)
+    stores the last word, then B exit."""
+    return f"""
+        RPTS    {k - 1}
+        LDI     *AR1, R1
+     || STI     R1, *AR0++
+        STI     R1, *AR0
+        B       exit
+"""
+
+
 @functools.lru_cache(maxsize=256)
 def image(src: str):
     return build_text(src)

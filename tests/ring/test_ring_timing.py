@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from ringprogs import (EXIT_CYCLES, PROLOGUE, PROLOGUE_CYCLES, RAM0, RAM1, cycles, program, run,
-                       words)
+from ringprogs import (EXIT_CYCLES, PROLOGUE, PROLOGUE_CYCLES, RAM1, cycles, program, receive,
+                       run, words)
 
 P = PROLOGUE_CYCLES     # 13: node 0 falls through, the others reach recv
 E = EXIT_CYCLES         # 16: from the exit label to the node's stop
@@ -147,12 +147,7 @@ recv:   LDI     AR1, AR0
         CMPI    R2, R0
         LDIEQ   0, R3
         STI     R3, @2
-        RPTS    {k - 1}
-        LDI     *AR1, R1
-     || STI     R1, *AR0++
-        STI     R1, *AR0
-        B       exit
-        .sect   ".ram0"
+{receive(k)}        .sect   ".ram0"
 src:    .word   {src}
         .text
 """)
@@ -242,12 +237,7 @@ recv:   LDI     AR1, AR0
         OR      09BFFh, AR0
         RPTS    {d - 1}
         NOP
-        RPTS    {k - 1}
-        LDI     *AR1, R1
-     || STI     R1, *AR0++
-        STI     R1, *AR0
-        B       exit
-        .sect   ".ram0"
+{receive(k)}        .sect   ".ram0"
 src:    .word   {src}
         .text
 """)
@@ -460,3 +450,61 @@ recv:   LDI     5, R3
     assert [sim.reg(r, 1) for r in ("R4", "R5", "R6")] == [5, 3, 2]
     assert sim.counters(1)["ring"] == {"sent": 0, "received": 3, "forwarded": 3}
     assert sim.counters(0)["ring"] == {"sent": 3, "received": 2, "forwarded": 0}
+
+
+# --------------------------------------------------------------------------
+# A full ring shifting at once (every latch full, every node reads and
+# forwards in one access)
+# --------------------------------------------------------------------------
+# every node:
+#   [0,5) AR1 -> RING_DATA, AR0 -> RAM1 - 1 (AR group ready at 7);
+#   [5,6) LDI @3,R1 (NODE_ID k); [6,7) LDI R1,R2;
+#   [7,8) STI R1,*AR1 (W0 = 7, M0 = 8); [8,9) STI R1,*AR1 (W1 = 8): both
+#   latches of every link are now full, and stay full;
+#   [9,10) MPYI 3,R2; [10,11) LDI K,R3; [11,12) STI R3,@2 (RING_FWD = K);
+#   [12,16) RPTS R2; [16, 17 + 3k) NOP x (3k + 1); [17+3k, 21+3k) RPTS K-1;
+#   then K times LDI *AR1,R1 || STI R1,*AR0++: read-and-forward, first
+#   issued at a_k = 21 + 3k.
+# Node k's forward needs room in its output latch: W >= M - 1 = R_{k+1} (its
+# downstream neighbour's read), and its read is the same access: R_k >=
+# R_{k+1} all round the ring, so every node acts at the same cycle
+# T_0 = max_k a_k = 21 + 3(N - 1) (the words themselves are there since 8),
+# then at T_0 + i for word i (each word is readable one cycle after it moved).
+# Node k waits T_0 - a_k = 3(N - 1 - k) cycles for its output latch (ring
+# write stall), never for data.  Final: T_0 + K (loop) + 1 (STI) + 4 (B) + 16.
+# Data: the link out of node m carries m, m, then what m read, so node k
+# reads word j = (k - 1 - j // 2) mod N.
+def rotation_program(k: int) -> str:
+    return program(f"""
+        .global start
+        .text
+start:  LDI     0x80, AR1
+        LSH     16, AR1
+        LDP     0x800000
+        LDI     AR1, AR0
+        OR      09BFFh, AR0
+        LDI     @3, R1
+        LDI     R1, R2
+        STI     R1, *AR1
+        STI     R1, *AR1
+        MPYI    3, R2
+        LDI     {k}, R3
+        STI     R3, @2
+        RPTS    R2
+        NOP
+{receive(k)}""")
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4, 64])
+@pytest.mark.parametrize("k", [1, 3, 20])
+def test_full_ring_shifts_one_word_per_cycle(nodes, k):
+    sim, res = run(rotation_program(k), nodes)
+    assert res.event == "done", res.messages
+    t0 = 21 + 3 * (nodes - 1)
+    assert cycles(sim) == [t0 + k + 21] * nodes
+    for n in range(nodes):
+        c = sim.counters(n)
+        assert c["stalls"]["ring_write"] == 3 * (nodes - 1 - n)
+        assert c["stalls"]["ring_read"] == 0
+        assert c["ring"] == {"sent": 2, "received": k, "forwarded": k}
+        assert words(sim, RAM1, k, n) == [(n - 1 - j // 2) % nodes for j in range(k)]

@@ -1,0 +1,290 @@
+* matrix.asm -- matrix kernels on a node's local block of rows
+* (docs/firmware.md, "Matrix kernels").  W is rows x cols, row-major,
+* contiguous (row i at W + i*cols), single-precision floats.
+*
+*   _mxv(y, W, x, rows, cols, b)    y = W x + b      (b = 0: no bias)
+*   _mxtv(y, W, e, rows, cols)      y = y + W^T e    (y: cols, e: rows)
+*   _mxout(W, d, x, rows, cols, eta)             W = W + eta d x^T
+*   _mxoutm(W, d, x, rows, cols, M, eta, alpha)  M = alpha M + eta d x^T
+*                                                W = W + M
+*
+* Integer/pointer arguments in AR2, AR3, AR4, AR5, AR6, IR0 in the order
+* shown, eta in R2, alpha in R3.  rows <= 0 or cols <= 0 is allowed (mxv
+* then stores b, or 0.0).  No routine reads or writes outside its operands.
+*
+* Placement for the cycle figures (docs/firmware.md): the vector that is
+* read again for every row -- x in mxv and the outer products, y in mxtv --
+* in on-chip RAM, W (and M) in SRAM or DRAM.  Then
+*   mxv:    1 cycle per multiply-accumulate + 7 per row (RPTS || pairs)
+*   mxtv:   1.5 cycles per weight + about 15 per row (pairs of
+*           MPYF3 || ADDF3 and a STF || STF for every two weights)
+*   mxout:  2 cycles per weight (two primary-bus accesses) + 11 per row
+*   mxoutm: 5 cycles per weight (four primary-bus accesses) + 21 per row
+
+        .include "rap.inc"
+
+        .global _mxv, _mxtv, _mxout, _mxoutm
+
+        .text
+* ---------------------------------------------------------------------------
+* _mxv(y AR2, W AR3, x AR4, rows AR5, cols AR6, b IR0)
+*
+* Row i: R2 = b[i]; RPTS over MPYF3 *W++, *++x, R0 || ADDF3 R0, R2, R2;
+* the loop's last product is added, and the first product of the next row
+* and its bias are loaded, in the three slots of the delayed branch that
+* closes the row loop.  x is walked with pre-increment and rewound with
+* *--AR4(IR0), IR0 = cols - 1, so no address register is ever loaded inside
+* the loop (a load would stall the next access by 2 cycles).
+* ---------------------------------------------------------------------------
+_mxv:
+        LDI     AR6, R1                 ; R1 = cols
+        LDI     IR0, AR6                ; AR6 -> b
+        LDI     1, IR1                  ; bias step
+        LDF     0.0, R2
+        PUSHF   R2                      ; 0.0 on the stack: the bias when b = 0
+        LDI     IR0, R0
+        LDIZ    SP, AR6                 ; b = 0: AR6 -> the 0.0,
+        LDIZ    0, IR1                  ;        which it never leaves
+        LDI     AR5, R3                 ; rows
+        BLE     mv_ret
+        SUBI    2, R1                   ; cols - 2: RPTS count
+        BLT     mv_small
+        LDI     R1, IR0
+        ADDI    1, IR0                  ; IR0 = cols - 1
+        ADDI    IR0, AR4                ; AR4 -> x[cols-1]
+        MPYF3   *AR3++, *--AR4(IR0), R0 ; W[0][0] x[0]
+        LDF     *AR6++(IR1), R2         ; b[0]
+        SUBI    2, R3
+        BLT     mv_last                 ; one row
+        LDI     R3, AR5                 ; rows - 2: the DB count
+mv_row: RPTS    R1
+        MPYF3   *AR3++, *++AR4, R0
+||      ADDF3   R0, R2, R2
+        DBD     AR5, mv_row
+        ADDF    R0, R2                  ; y[i]
+        MPYF3   *AR3++, *--AR4(IR0), R0 ; W[i+1][0] x[0]
+        LDF     *AR6++(IR1), R2         ; b[i+1]; store y[i]
+||      STF     R2, *AR2++
+mv_last:
+        RPTS    R1
+        MPYF3   *AR3++, *++AR4, R0
+||      ADDF3   R0, R2, R2
+        ADDF    R0, R2
+        STF     R2, *AR2
+mv_ret: SUBI    1, SP
+        RETS
+* cols <= 1 (R1 = cols - 2 < 0)
+mv_small:
+        SUBI    1, R3
+        LDI     R3, RC                  ; rows - 1
+        CMPI    -1, R1
+        BNE     mv_bonly
+        RPTB    mv_s1
+        MPYF3   *AR3++, *AR4, R0        ; W[i][0] x[0]
+        ADDF    *AR6++(IR1), R0
+mv_s1:  STF     R0, *AR2++
+        BR      mv_ret
+mv_bonly:                               ; cols <= 0: y = b (or 0.0)
+        RPTB    mv_s2
+        LDF     *AR6++(IR1), R0
+mv_s2:  STF     R0, *AR2++
+        BR      mv_ret
+
+* ---------------------------------------------------------------------------
+* _mxtv(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] += sum_i e[i] W[i][j]
+*
+* Row by row: y += e[i] * W[i][.], two weights per pass of a three-
+* instruction RPTB block:
+*     MPYF3 *W++, R4, R0 || ADDF3 *yr++, R1, R2    R0 = s W[2p+1], R2 = y[2p] + s W[2p]
+*     MPYF3 *W++, R4, R1 || ADDF3 *yr++, R0, R3    R1 = s W[2p+2], R3 = y[2p+1] + R0
+*     STF R2, *+yw(1) || STF R3, *++yw(IR0)        y[2p], y[2p+1]  (yw = y + 2p - 1, IR0 = 2)
+* With W in SRAM and y on chip each instruction takes one cycle.  cols < 4
+* takes a simple loop (3 cycles per weight).
+* ---------------------------------------------------------------------------
+_mxtv:
+        LDI     AR5, R0
+        RETSLE                          ; rows <= 0
+        LDI     AR6, R1
+        RETSLE                          ; cols <= 0
+        SAVEX   R4
+        SUBI    1, R0
+        LDI     R0, AR5                 ; DB count: rows - 1
+        LDI     AR2, AR0                ; AR0: y read pointer
+        LDI     AR2, IR1
+        SUBI    1, IR1                  ; IR1 = y - 1: the write base
+        LDI     IR1, AR1                ; AR1: y write pointer (y + 2p - 1)
+        LDI     2, IR0
+        CMPI    4, R1
+        BLT     tv_small
+        LDI     R1, R0
+        LSH     -1, R0                  ; m = cols / 2
+        TSTB    1, R1
+        BNZ     tv_odd
+* even cols = 2m: m - 1 passes, then the last two weights
+        SUBI    2, R0
+        LDI     R0, BK                  ; RC value of a row
+tv_erow:
+        LDI     BK, RC
+        LDF     *AR4++, R4              ; s = e[i]
+        MPYF3   *AR3++, R4, R1          ; s W[i][0]
+        RPTB    tv_eb
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R1, R2
+        MPYF3   *AR3++, R4, R1
+||      ADDF3   *AR0++, R0, R3
+tv_eb:  STF     R2, *+AR1(1)
+||      STF     R3, *++AR1(IR0)
+        MPYF3   *AR3++, R4, R0          ; s W[i][2m-1]
+||      ADDF3   *AR0++, R1, R2          ; y[2m-2] + s W[i][2m-2]
+        ADDF3   R0, *AR0, R3            ; y[2m-1] + s W[i][2m-1]
+        DBD     AR5, tv_erow
+        STF     R2, *+AR1(1)
+||      STF     R3, *++AR1(IR0)
+        LDI     AR2, AR0                ; rewind y
+        LDI     IR1, AR1
+        BR      tv_ret
+* odd cols = 2m + 1: m passes, then the last weight
+tv_odd: SUBI    1, R0
+        LDI     R0, BK
+tv_orow:
+        LDI     BK, RC
+        LDF     *AR4++, R4
+        MPYF3   *AR3++, R4, R1
+        RPTB    tv_ob
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R1, R2
+        MPYF3   *AR3++, R4, R1
+||      ADDF3   *AR0++, R0, R3
+tv_ob:  STF     R2, *+AR1(1)
+||      STF     R3, *++AR1(IR0)
+        ADDF3   R1, *AR0, R2            ; y[2m] + s W[i][2m]
+        DBD     AR5, tv_orow
+        STF     R2, *+AR1(1)
+        LDI     AR2, AR0
+        LDI     IR1, AR1
+        BR      tv_ret
+* cols = 1..3: y[j] += s W[i][j] one weight at a time
+tv_small:
+        SUBI    1, R1
+        LDI     R1, BK                  ; cols - 1
+tv_srow:
+        LDI     AR2, AR0
+        LDF     *AR4++, R4
+        LDI     BK, RC
+        RPTB    tv_sb
+        MPYF3   R4, *AR3++, R0
+        ADDF3   R0, *AR0, R2
+tv_sb:  STF     R2, *AR0++
+        DBU     AR5, tv_srow
+tv_ret: RESTX   R4
+        RETS
+
+* ---------------------------------------------------------------------------
+* _mxout(W AR2, d AR3, x AR4, rows AR5, cols AR6, eta R2): W += eta d x^T
+*
+* Row i: s = eta d[i], then an RPTB block of two instructions per weight,
+*     ADDF3 R0, *Wr++, R1                   R1 = W[k] + s x[k]
+*     MPYF3 R3, *x++, R0 || STF R1, *Ww++   R0 = s x[k+1], store W[k]
+* two primary-bus accesses per weight (read and write of W), so 2 cycles
+* per weight with x on chip.  x is rewound with *AR1--(IR1), IR1 = cols.
+* ---------------------------------------------------------------------------
+_mxout:
+        LDI     AR5, R0
+        RETSLE
+        LDI     AR6, R1
+        RETSLE
+        SUBI    1, R0                   ; rows - 1
+        LDI     AR2, AR0                ; AR0: W write pointer
+        LDI     AR4, AR1                ; AR1: x pointer
+        LDI     AR6, IR1                ; IR1 = cols
+        SUBI    2, R1                   ; cols - 2: RC of a row
+        BLT     mo_one
+        LDI     R0, AR5
+        LDI     R1, IR0
+        LDI     IR0, RC
+mo_row: MPYF3   R2, *AR3++, R3          ; s = eta d[i]
+        MPYF3   R3, *AR1++, R0          ; s x[0]
+        RPTB    mo_blk
+        ADDF3   R0, *AR2++, R1
+mo_blk: MPYF3   R3, *AR1++, R0
+||      STF     R1, *AR0++
+        ADDF3   R0, *AR2++, R1          ; the last weight of the row
+        DBD     AR5, mo_row
+        STF     R1, *AR0++
+        NOP     *AR1--(IR1)             ; rewind x
+        LDI     IR0, RC
+        RETS
+mo_one: LDI     R0, RC                  ; cols = 1: one weight per row
+        RPTB    mo_ob
+        MPYF3   R2, *AR3++, R3
+        MPYF3   R3, *AR4, R0
+        ADDF3   R0, *AR2, R1
+mo_ob:  STF     R1, *AR2++
+        RETS
+
+* ---------------------------------------------------------------------------
+* _mxoutm(W AR2, d AR3, x AR4, rows AR5, cols AR6, M IR0, eta R2, alpha R3)
+*     M = alpha M + eta d x^T;  W = W + M
+*
+* Four instructions per weight, software-pipelined:
+*     MPYF3 *Mr++, R4, R0 || ADDF3 *Wr++, R2, R3   R0 = alpha M[k], R3 = W[k-1] + M'[k-1]
+*     MPYF3 R5, *x++, R1 || STF R3, *Ww++          R1 = s x[k], store W[k-1]
+*     ADDF3 R0, R1, R2                             R2 = M'[k]
+*     STF R2, *Mw++                                store M[k]
+* Four primary-bus accesses per weight (W and M read and written): 5 cycles
+* per weight with x on chip.
+* ---------------------------------------------------------------------------
+_mxoutm:
+        LDI     AR5, R0
+        RETSLE
+        LDI     AR6, R1
+        RETSLE
+        SAVEX   R4
+        SAVEX   R5
+        SAVEX   R6
+        PUSH    AR7
+        LDF     R3, R4                  ; R4 = alpha
+        LDF     R2, R6                  ; R6 = eta
+        SUBI    1, R0
+        LDI     R0, AR5                 ; rows - 1
+        LDI     AR2, AR0                ; AR0: W write pointer
+        LDI     IR0, AR1                ; AR1: M read pointer
+        LDI     IR0, AR6                ; AR6: M write pointer
+        LDI     AR4, AR7                ; AR7: x pointer
+        LDI     R1, IR1                 ; IR1 = cols
+        SUBI    2, R1
+        BLT     mm_one
+        LDI     R1, IR0                 ; cols - 2: RC of a row
+        LDI     IR0, RC
+mm_row: MPYF3   R6, *AR3++, R5          ; s = eta d[i]
+        MPYF3   *AR1++, R4, R0          ; element 0: alpha M[0]
+        MPYF3   R5, *AR7++, R1          ;            s x[0]
+        ADDF3   R0, R1, R2              ;            M'[0]
+        STF     R2, *AR6++
+        RPTB    mm_blk
+        MPYF3   *AR1++, R4, R0
+||      ADDF3   *AR2++, R2, R3
+        MPYF3   R5, *AR7++, R1
+||      STF     R3, *AR0++
+        ADDF3   R0, R1, R2
+mm_blk: STF     R2, *AR6++
+        ADDF3   R2, *AR2++, R3          ; W[cols-1] + M'[cols-1]
+        DBD     AR5, mm_row
+        STF     R3, *AR0++
+        NOP     *AR7--(IR1)             ; rewind x
+        LDI     IR0, RC
+        BR      mm_ret
+mm_one: LDI     R0, RC                  ; cols = 1
+        RPTB    mm_ob
+        MPYF3   R6, *AR3++, R5
+        MPYF3   *AR1++, R4, R0
+        MPYF3   R5, *AR4, R1
+        ADDF3   R0, R1, R2
+        STF     R2, *AR6++
+        ADDF3   R2, *AR2, R3
+mm_ob:  STF     R3, *AR2++
+mm_ret: POP     AR7
+        RESTX   R6
+        RESTX   R5
+        RESTX   R4
+        RETS
