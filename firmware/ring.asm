@@ -1,1 +1,465 @@
+* ring.asm -- collective operations over the RAP ring (docs/firmware.md,
+* "Ring collectives").  Every node calls the same routine with the same
+* slice table (SPMD); the ring's hardware blocking is the only
+* synchronisation.
+*
+*   _ring_barrier()                    no node leaves before all have entered
+*   _ring_bcast(x, n, root)            x[0..n) of node root to every node
+*   _ring_allgather(x, off)            every node ends with all of x
+*   _ring_reduce_scatter(x, off)       node j: x[off[j]..off[j+1]) = sum over
+*                                      all nodes (floats); the rest of x is
+*                                      left as it was
+*   _ring_allreduce(x, off)            reduce-scatter, then all-gather: every
+*                                      node ends with the sum of all x
+*   _ring_split(off, n)                off[k] = the even split of n words:
+*                                      slices of n/N or n/N + 1 words
+*
+* off is a table of N + 1 offsets, identical on every node: node k owns
+* x[off[k]] .. x[off[k+1] - 1]; off[0] = 0, off[N] = V (the vector length),
+* non-decreasing (empty slices are allowed).  x holds the whole vector on
+* every node (V words); the words of the slice a node owns are its input.
+* All-gather and broadcast move words bit for bit (any data); the
+* reductions add single-precision floats (docs/firmware.md gives the order
+* of the additions and the precision).
+*
+* Algorithms (one word per node per cycle on every link at best):
+* - all-gather: a chain from node 0.  Node j first reads what comes from
+*   upstream (slices 0..j-1), forwarding it with RING_FWD (node N-1 does
+*   not forward slice 0, which node 0 has), then writes its own slice, then
+*   reads the slices j+1..N-1 that come round a second time, forwarding
+*   those its downstream still lacks (all but slice j+1).  About V + 2N
+*   cycles, plus a few cycles per node where it switches from reading to
+*   writing (docs/firmware.md).
+* - reduce-scatter: a chain as well.  Node 0 writes its part of slice N-1;
+*   node j adds its own values to every word that passes and writes the
+*   sums on, except the words of its own slice, which it keeps; after
+*   passing slices N-1, 0 .. j-2 node j injects its part of slice j-1, then
+*   adds up the second lap (slice j, which is complete when it arrives,
+*   and slices j+1 .. N-2).  Every word is read, added and written: 2
+*   cycles per word per node (a read and a write of the ring), about 2V
+*   cycles in all.
+* - broadcast: the root writes, every other node reads and forwards (the
+*   node before the root does not forward): V + N cycles.
+* - barrier: node 0 sends a token round the ring (every node forwards it
+*   when it arrives), then a second one that releases the nodes.
+
+        .include "rap.inc"
+
+        .global _ring_barrier, _ring_bcast, _ring_allgather
+        .global _ring_reduce_scatter, _ring_allreduce, _ring_split
+
+* ---------------------------------------------------------------------------
+* Segments of a collective: AR0 = RINGIO_BASE, AR2 = the memory pointer
+* (advanced past the segment), R1 = the word count (any value; <= 0: none).
+* R0 is used.  Each is straight-line code with its own labels.
+* ---------------------------------------------------------------------------
+
+* SEND: write R1 words from *AR2++ to the ring (1 cycle/word)
+SEND    .macro
+        SUBI    2, R1
+        BLT     s1?
+        LDI     *AR2++, R0
+        RPTS    R1
+        LDI     *AR2++, R0
+||      STI     R0, *AR0
+        STI     R0, *AR0
+        BR      s9?
+s1?:    CMPI    -1, R1
+        BNE     s9?
+        LDI     *AR2++, R0
+        STI     R0, *AR0
+s9?:
+        .endm
+
+* RECV: read R1 words from the ring into *AR2++ (1 cycle/word); the first
+* R2 of them are also sent on downstream (RING_FWD = R2, 0 <= R2 <= R1)
+RECV    .macro
+        STI     R2, *+AR0(RING_FWD_OFS)
+        SUBI    2, R1
+        BLT     r1?
+        LDI     *AR0, R0
+        RPTS    R1
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+        STI     R0, *AR2++
+        BR      r9?
+r1?:    CMPI    -1, R1
+        BNE     r9?
+        LDI     *AR0, R0
+        STI     R0, *AR2++
+r9?:
+        .endm
+
+* ADDEMIT: R1 words: read a float from the ring, add *AR2++, write the sum
+* on (2 cycles/word: the ring is read and written)
+ADDEMIT .macro
+        SUBI    1, R1
+        BLT     a9?
+        LDI     R1, RC
+        RPTB    a1?
+        ADDF3   *AR0, *AR2++, R0
+a1?:    STF     R0, *AR0
+a9?:
+        .endm
+
+* ADDKEEP: R1 words: read a float from the ring, add *AR2, store the sum
+* in *AR2++ (2 cycles/word)
+ADDKEEP .macro
+        SUBI    1, R1
+        BLT     k9?
+        LDI     R1, RC
+        RPTB    k1?
+        ADDF3   *AR0, *AR2, R0
+k1?:    STF     R0, *AR2++
+k9?:
+        .endm
+
         .text
+* ---------------------------------------------------------------------------
+* _ring_barrier()
+* ---------------------------------------------------------------------------
+_ring_barrier:
+        LDRING  AR0
+        LDI     *+AR0(NODE_COUNT_OFS), R1
+        LDI     *+AR0(NODE_ID_OFS), R0
+        CMPI    1, R1
+        RETSLE                          ; one node: nothing to wait for
+        CMPI    0, R0
+        BNE     rb_other
+        STI     R0, *AR0                ; node 0: token 1 round the ring,
+        LDI     *AR0, R2                ;   back when every node is here,
+        STI     R0, *AR0                ;   then token 2 releases them
+        RETS
+rb_other:
+        SUBI    1, R1
+        LDI     2, R2                   ; forward both tokens,
+        CMPI    R1, R0
+        LDIEQ   1, R2                   ; node N-1 only the first
+        STI     R2, *+AR0(RING_FWD_OFS)
+        LDI     *AR0, R2                ; token 1
+        LDI     *AR0, R2                ; token 2
+        RETS
+
+* ---------------------------------------------------------------------------
+* _ring_bcast(x AR2, n AR3, root AR4)
+* ---------------------------------------------------------------------------
+_ring_bcast:
+        LDRING  AR0
+        LDI     AR3, R1                 ; n
+        RETSLE
+        LDI     *+AR0(NODE_COUNT_OFS), R2
+        LDI     *+AR0(NODE_ID_OFS), R3
+        CMPI    1, R2
+        RETSLE
+        CMPI    AR4, R3
+        BNE     bc_recv
+        SEND                            ; the root writes
+        RETS
+bc_recv:
+        ADDI    1, R3                   ; downstream node
+        CMPI    R2, R3
+        LDIEQ   0, R3
+        LDI     R1, R2
+        CMPI    AR4, R3                 ; downstream is the root:
+        LDIEQ   0, R2                   ;   do not forward
+        RECV
+        RETS
+
+* ---------------------------------------------------------------------------
+* _ring_allgather(x AR2, off AR3)
+*
+* Node j reads lap 1 (x[0 .. off[j]), forwarded; node N-1 keeps slice 0 to
+* itself), writes x[off[j] .. off[j+1]), reads lap 2 (x[off[j+1] .. V),
+* slice j+1 not forwarded).
+*
+* Fast path (every slice a node writes has at least 4 words, every read
+* segment that starts a lap at least 2): all counts are computed before
+* the first ring access, so that nothing but the RPTS set-up separates
+* the segments.  Lap 1 ends with its last word still in R0; one STI || STI
+* stores it and writes the node's first word, a second STI writes the
+* next one (both loaded before lap 1), and the RPTS of the rest follows:
+* the stream pauses about 5 cycles where a node switches from reading to
+* writing.  The second segment of a lap is set up between two slices,
+* where the stream pauses anyway (a node further on switching), and its
+* loop stores the previous segment's last word in its first pass, so it
+* needs no extra read before its RPTS.  Other slice tables take the
+* general path (segment by segment; the same result, more cycles).
+* ---------------------------------------------------------------------------
+_ring_allgather:
+        LDRING  AR0
+        LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
+        LDI     *+AR0(NODE_ID_OFS), R3          ; j
+        CMPI    1, R2
+        RETSLE
+        LDI     AR3, AR1
+        ADDI    R3, AR1                 ; AR1 -> off[j]
+        LDI     *+AR1(1), R0
+        SUBI    *AR1, R0                ; sj
+        SUBI    4, R0
+        BLT     ag_general              ; fast path: sj >= 4
+        LDI     R0, AR6                 ; AR6 = sj - 4: RPTS count of the write
+        LDI     AR2, AR4
+        ADDI    *AR1, AR4               ; AR4 -> own slice
+        LDI     *AR1, R0                ; c = off[j]: lap 1
+        BZ      ag_f0                   ; nothing before this slice (node 0)
+        SUBI    1, R2
+        CMPI    R2, R3
+        BEQ     ag_flast
+* lap 1 of nodes 1 .. N-2: c = off[j] words, all forwarded
+        CMPI    2, R0
+        BLT     ag_general
+        LDI     R0, IR0                 ; IR0 = c
+        SUBI    2, R0
+        LDI     R0, AR5                 ; AR5 = c - 2
+        LDI     *AR4++, R3              ; own[0]
+        LDI     *AR4++, R2              ; own[1]
+        STI     IR0, *+AR0(RING_FWD_OFS)
+        LDI     *AR0, R0
+        RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+* write the own slice: R0 = the last word of lap 1, not stored yet
+ag_fw:  STI     R0, *AR2++
+||      STI     R3, *AR0
+        STI     R2, *AR0
+        LDI     *AR4++, R3
+        RPTS    AR6
+        LDI     *AR4++, R3
+||      STI     R3, *AR0
+        STI     R3, *AR0                ; AR4 -> x[off[j+1]]
+* lap 2, set up before its first word arrives.  Its loops run one pass
+* more than they read words: the first pass stores R0 = the last own word
+* again at x[off[j+1] - 1] (where it is already), so no read precedes the
+* RPTS.
+        LDI     R3, R0
+        NOP     *AR4--                  ; AR4 -> x[off[j+1] - 1]
+        LDI     *+AR0(NODE_ID_OFS), R3
+        LDI     *+AR0(NODE_COUNT_OFS), R2
+        LDI     AR3, AR5
+        ADDI    R2, AR5                 ; AR5 -> off[N] = V
+        SUBI    1, R2
+        CMPI    R2, R3
+        RETSEQ                          ; node N-1: no lap 2
+        LDI     *AR5, R2
+        SUBI    *+AR1(2), R2            ; f = V - off[j+2]: forwarded
+        LDI     R2, R3
+        SUBI    1, R3
+        LDI     R3, IR1                 ; IR1 = f - 1
+        LDI     *+AR1(2), R1
+        SUBI    *+AR1(1), R1            ; p = s(j+1): kept
+        SUBI    1, R1                   ; R1 = p - 1
+        BLT     ag_l2f
+        CMPI    0, R3
+        BLT     ag_l2p
+        RPTS    R1                      ; p kept, then f forwarded
+        LDI     *AR0, R0
+||      STI     R0, *AR4++
+        STI     R2, *+AR0(RING_FWD_OFS)
+        RPTS    IR1
+        LDI     *AR0, R0
+||      STI     R0, *AR4++
+        STI     R0, *AR4
+        RETS
+ag_l2p: RPTS    R1                      ; p kept, nothing forwarded
+        LDI     *AR0, R0
+||      STI     R0, *AR4++
+        STI     R0, *AR4
+        RETS
+ag_l2f: CMPI    0, R3                   ; nothing kept, f forwarded
+        RETSLT
+        STI     R2, *+AR0(RING_FWD_OFS)
+        RPTS    IR1
+        LDI     *AR0, R0
+||      STI     R0, *AR4++
+        STI     R0, *AR4
+        RETS
+* no lap 1 (node 0, or every slice before this one empty): write at once
+ag_f0:  LDI     *AR4++, R3
+        LDI     *AR4++, R2
+        BRD     ag_fw+3
+        STI     R3, *AR0
+        STI     R2, *AR0
+        LDI     *AR4++, R3
+* node N-1: lap 1 keeps slice 0 (s0 >= 2), forwards slices 1 .. N-2
+ag_flast:
+        LDI     *+AR3(1), R0            ; s0
+        CMPI    2, R0
+        BLT     ag_general
+        SUBI    2, R0
+        LDI     R0, AR5                 ; s0 - 2
+        LDI     *AR1, R1
+        SUBI    *+AR3(1), R1            ; f1 = off[N-1] - s0
+        LDI     R1, IR0
+        SUBI    1, R1                   ; f1 - 1
+        LDI     *AR4++, R3
+        LDI     *AR4++, R2
+        CMPI    0, R1
+        BLT     ag_fl2
+        LDI     *AR0, R0
+        RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+        STI     IR0, *+AR0(RING_FWD_OFS)
+        RPTS    R1
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+        BRD     ag_fw+3                 ; the first three instructions of
+        STI     R0, *AR2++              ; ag_fw in the delay slots
+||      STI     R3, *AR0
+        STI     R2, *AR0
+        LDI     *AR4++, R3
+ag_fl2: LDI     *AR0, R0                ; N = 2: slice 0 only, not forwarded
+        RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+        BRD     ag_fw+3
+        STI     R0, *AR2++
+||      STI     R3, *AR0
+        STI     R2, *AR0
+        LDI     *AR4++, R3
+
+* the general path: any slice table, segment by segment
+ag_general:
+        LDI     *+AR0(NODE_ID_OFS), R3
+        LDI     *+AR0(NODE_COUNT_OFS), R2
+        LDI     AR3, AR1
+        ADDI    R3, AR1                 ; AR1 -> off[j]
+        LDI     *+AR3(1), R0            ; s0 = off[1]
+        LDI     *AR1, R1                ; off[j]
+        LDI     *+AR1(1), AR6           ; off[j+1]
+        SUBI    R1, AR6                 ; AR6 = sj: words to write
+        SUBI    1, R2
+        CMPI    R2, R3
+        BEQ     ag_last
+        LDI     0, AR4                  ; lap 1: nothing kept,
+        LDI     R1, AR5                 ;        off[j] forwarded
+        LDI     *+AR1(2), R0            ; off[j+2]
+        LDI     *+AR1(1), R1
+        SUBI3   R1, R0, IR0             ; lap 2: s(j+1) kept,
+        LDI     AR3, AR1
+        ADDI    R2, AR1
+        LDI     *+AR1(1), IR1           ;   V - off[j+2] forwarded
+        SUBI    R0, IR1
+        BR      ag_go
+ag_last:                                ; node N-1
+        LDI     R0, AR4                 ; lap 1: slice 0 kept,
+        SUBI3   R0, R1, AR5             ;        slices 1..N-2 forwarded
+        LDI     0, IR0                  ; no lap 2
+        LDI     0, IR1
+ag_go:  LDI     AR4, R1                 ; lap 1, kept
+        LDI     0, R2
+        RECV
+        LDI     AR5, R1                 ; lap 1, forwarded
+        LDI     AR5, R2
+        RECV
+        LDI     AR6, R1                 ; own slice
+        SEND
+        LDI     IR0, R1                 ; lap 2, kept
+        LDI     0, R2
+        RECV
+        LDI     IR1, R1                 ; lap 2, forwarded
+        LDI     IR1, R2
+        RECV
+        RETS
+
+* ---------------------------------------------------------------------------
+* _ring_reduce_scatter(x AR2, off AR3)
+*
+* Node j, in order (node 0 has no lap 1; node N-1 no lap 2):
+*   lap 1a  slice N-1 (x + off[N-1]): add and pass on; node N-1 keeps it
+*   lap 1b  slices 0 .. j-2 (x[0 .. off[j-1])): add and pass on
+*   inject  slice j-1 (x[off[j-1] .. off[j])): its own values
+*   lap 2a  slice j (x[off[j] .. off[j+1])): add and keep: the result
+*   lap 2b  slices j+1 .. N-2 (x[off[j+1] .. off[N-1])): add and pass on
+* ---------------------------------------------------------------------------
+_ring_reduce_scatter:
+        LDRING  AR0
+        LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
+        LDI     *+AR0(NODE_ID_OFS), R3          ; j
+        CMPI    1, R2
+        RETSLE
+        LDI     AR3, AR1
+        ADDI    R2, AR1                 ; AR1 -> off[N]
+        LDI     *-AR1(1), R0            ; off[N-1]
+        LDI     AR2, AR4
+        ADDI    R0, AR4                 ; AR4 -> slice N-1
+        LDI     *AR1, AR5
+        SUBI    R0, AR5                 ; AR5 = s(N-1)
+        LDI     R0, BK                  ; BK = off[N-1]
+        LDI     AR3, AR1
+        ADDI    R3, AR1                 ; AR1 -> off[j]
+        LDI     AR2, IR0                ; IR0 = x
+        SUBI    1, R2                   ; R2 = N - 1
+        LDI     AR4, AR2                ; AR2 -> slice N-1
+        LDI     AR5, R1                 ; R1 = its length
+        CMPI    0, R3
+        BNE     rs_lap1
+* node 0: inject slice N-1, keep slice 0, pass slices 1..N-2
+        SEND
+        LDI     IR0, AR2
+        BR      rs_lap2
+rs_lap1:                                ; lap 1a: slice N-1
+        CMPI    R2, R3
+        BEQ     rs_keep
+        ADDEMIT
+        BR      rs_1b
+rs_keep:
+        ADDKEEP                         ; node N-1: slice N-1 is complete
+rs_1b:  LDI     IR0, AR2                ; lap 1b: x[0 .. off[j-1])
+        LDI     *-AR1(1), R1
+        ADDEMIT
+        LDI     *AR1, R1                ; inject x[off[j-1] .. off[j])
+        SUBI    *-AR1(1), R1
+        SEND
+        CMPI    R2, R3
+        RETSEQ                          ; node N-1: no lap 2
+rs_lap2:
+        LDI     *+AR1(1), R1            ; lap 2a: slice j, kept
+        SUBI    *AR1, R1
+        ADDKEEP
+        LDI     BK, R1                  ; lap 2b: x[off[j+1] .. off[N-1])
+        SUBI    *+AR1(1), R1
+        ADDEMIT
+        RETS
+
+* ---------------------------------------------------------------------------
+* _ring_allreduce(x AR2, off AR3): reduce-scatter, then all-gather
+* ---------------------------------------------------------------------------
+_ring_allreduce:
+        PUSH    AR2
+        PUSH    AR3
+        CALL    _ring_reduce_scatter
+        POP     AR3
+        POP     AR2
+        BR      _ring_allgather
+
+* ---------------------------------------------------------------------------
+* _ring_split(off AR2, n AR3): off[k] = k q + min(k, r), k = 0..N, where
+* n = q N + r, 0 <= r < N: N + 1 words.
+* ---------------------------------------------------------------------------
+_ring_split:
+        LDRING  AR0
+        LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
+        LDI     AR3, R0                 ; n (0 <= n < 2^24)
+        LDI     R2, R1
+        LSH     23, R1                  ; N << 23
+        RPTS    23                      ; 24 steps of restoring division:
+        SUBC    R1, R0                  ; q in bits 23-0, r above
+        LDI     R0, R1
+        LSH     -24, R1                 ; R1 = r
+        LDI     R0, R3
+        LSH     8, R3
+        LSH     -8, R3                  ; R3 = q
+        LDI     0, R0
+        STI     R0, *AR2++              ; off[0] = 0
+        SUBI    1, R2
+        LDI     R2, RC                  ; N passes
+        RPTB    sp_end
+        ADDI    R3, R0                  ; + q
+        LDI     0, R2
+        CMPI    0, R1
+        LDIGT   1, R2                   ; + 1 for the first r slices
+        ADDI    R2, R0
+        SUBI    R2, R1
+sp_end: STI     R0, *AR2++
+        RETS

@@ -27,6 +27,22 @@ cdef inline int writes_register(int op) noexcept nogil:
                 or op == RAP_OP_CALLC or op == RAP_OP_DBC or op == RAP_OP_DBCD)
 
 
+cdef inline uint8_t addressing_kind(const rap_imode_t* m) noexcept nogil:
+    """The AM_* code (and index kind in bits 7-4) of an indirect mode."""
+    cdef uint8_t am
+    if m.index == 3:
+        am = AM_NONE
+    elif m.bitrev:
+        am = AM_BITREV
+    elif m.premodify:
+        am = (AM_PRE_U if m.update else AM_PRE) + (1 if m.sign < 0 else 0)
+    elif m.circular:
+        am = AM_CIRC + (1 if m.sign < 0 else 0)
+    else:
+        am = AM_POST + (1 if m.sign < 0 else 0)
+    return am | (m.index << 4)
+
+
 cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
     """Fill d from word w.  Returns 1 if legal, 0 if not (d.valid = 2)."""
     cdef int c, i, ok, fi, pass_
@@ -76,21 +92,19 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
             elif s.kind == RAP_K_ARN:
                 o.reg = RAP_REG_AR0 + bits
                 d.uses |= GRP_AR
-            elif s.kind == RAP_K_IND:
-                o.mode = bits >> 11
-                o.reg = (bits >> 8) & 7
-                o.val = bits & 0xFF
+            elif s.kind == RAP_K_IND or s.kind == RAP_K_IND8:
+                if s.kind == RAP_K_IND:
+                    o.mode = bits >> 11
+                    o.reg = (bits >> 8) & 7
+                    o.val = bits & 0xFF
+                else:
+                    o.mode = bits >> 3
+                    o.reg = bits & 7
+                    o.val = 1
                 if o.mode >= RAP_NUM_IMODES:
                     ok = 0
                     break
-                d.uses |= GRP_AR
-            elif s.kind == RAP_K_IND8:
-                o.mode = bits >> 3
-                o.reg = bits & 7
-                o.val = 1
-                if o.mode >= RAP_NUM_IMODES:
-                    ok = 0
-                    break
+                o.am = addressing_kind(&rap_imodes[o.mode])
                 d.uses |= GRP_AR
             elif s.kind == RAP_K_DIR:
                 o.val = bits

@@ -91,31 +91,47 @@ cdef inline uint32_t rev24(uint32_t x) noexcept nogil:
 
 
 cdef inline uint32_t ind_address(Node* n, Opnd* o, uint32_t* newar) noexcept nogil:
-    """Effective address of an indirect operand and the new value of its ARn."""
-    cdef const rap_imode_t* m = &rap_imodes[o.mode]
+    """Effective address of an indirect operand and the new value of its ARn
+    (guide 6.3, table 6-2; o.am was derived from the table of modes)."""
     cdef uint32_t ar = n.r[RAP_REG_AR0 + o.reg]
-    cdef uint32_t idx
-    cdef uint32_t ea
-    if m.index == 0:
-        idx = <uint32_t>o.val
-    elif m.index == 1:
-        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
-    elif m.index == 2:
-        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
-    else:
+    cdef int am = o.am & 15
+    cdef int ik = o.am >> 4
+    cdef uint32_t idx, ea
+    if am == AM_NONE:
         newar[0] = ar
         return ar & 0xFFFFFF
-    if m.bitrev:        # *ARn++(IR0)B: reverse-carry addition (guide 6.5)
-        newar[0] = (ar & 0xFF000000u) | rev24((rev24(ar & 0xFFFFFF) + rev24(idx)) & 0xFFFFFF)
-        return ar & 0xFFFFFF
-    if m.premodify:
-        ea = add24(ar, m.sign * <int64_t>idx)
-        newar[0] = ea if m.update else ar
-        return ea & 0xFFFFFF
-    if m.circular:
-        newar[0] = circ_update(ar, m.sign, idx, n.r[RAP_REG_BK])
+    if ik == 0:
+        idx = <uint32_t>o.val
+    elif ik == 1:
+        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
     else:
-        newar[0] = add24(ar, m.sign * <int64_t>idx)
+        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
+    if am == AM_POST:
+        newar[0] = add24(ar, idx)
+        return ar & 0xFFFFFF
+    if am == AM_POST_M:
+        newar[0] = add24(ar, -<int64_t>idx)
+        return ar & 0xFFFFFF
+    if am == AM_PRE:
+        newar[0] = ar
+        return add24(ar, idx) & 0xFFFFFF
+    if am == AM_PRE_M:
+        newar[0] = ar
+        return add24(ar, -<int64_t>idx) & 0xFFFFFF
+    if am == AM_PRE_U:
+        ea = add24(ar, idx)
+        newar[0] = ea
+        return ea & 0xFFFFFF
+    if am == AM_PRE_UM:
+        ea = add24(ar, -<int64_t>idx)
+        newar[0] = ea
+        return ea & 0xFFFFFF
+    if am == AM_CIRC:
+        newar[0] = circ_update(ar, 1, idx, n.r[RAP_REG_BK])
+    elif am == AM_CIRC_M:
+        newar[0] = circ_update(ar, -1, idx, n.r[RAP_REG_BK])
+    else:               # *ARn++(IR0)B: reverse-carry addition (guide 6.5)
+        newar[0] = (ar & 0xFF000000u) | rev24((rev24(ar & 0xFFFFFF) + rev24(idx)) & 0xFFFFFF)
     return ar & 0xFFFFFF
 
 

@@ -82,8 +82,24 @@ cdef struct Opnd:
     uint8_t kind        # RAP_K_*
     uint8_t reg         # register number; for indirect operands the AR index
     uint8_t mode        # indirect modification code
-    uint8_t pad
+    uint8_t am          # indirect: AM_* | index kind << 4 (derived from rap_imodes at decode)
     int32_t val         # displacement, immediate, address or (for floats) unused
+
+
+# How an indirect operand forms its address and updates its ARn, derived at
+# decode time from the generated table of modes (rap_imodes) so that the
+# execute stage branches once.
+cdef enum:
+    AM_POST = 0         # address ARn; ARn += index
+    AM_POST_M = 1       # address ARn; ARn -= index
+    AM_PRE = 2          # address ARn + index
+    AM_PRE_M = 3        # address ARn - index
+    AM_PRE_U = 4        # ARn += index; address ARn
+    AM_PRE_UM = 5       # ARn -= index; address ARn
+    AM_CIRC = 6         # address ARn; ARn += index, circular
+    AM_CIRC_M = 7       # address ARn; ARn -= index, circular
+    AM_NONE = 8         # address ARn
+    AM_BITREV = 9       # address ARn; ARn += IR0, bit-reversed
 
 
 cdef struct Decoded:

@@ -87,8 +87,8 @@ class Run:
     def span(self, k: int) -> int:
         """Machine time of call k: from the earliest stamp A to the latest
         stamp B over all nodes, less the empty pair's cost."""
-        a = min(self._stamps[n][k][0] for n in range(self.sim.nodes))
-        b = max(self._stamps[n][k][1] for n in range(self.sim.nodes))
+        a = min(self._stamps[n][k + 1][0] for n in range(self.sim.nodes))
+        b = max(self._stamps[n][k + 1][1] for n in range(self.sim.nodes))
         return b - a - self.empty[0]
 
 

@@ -1,0 +1,129 @@
+"""The network compiler's intermediate representation: what a network
+description means, independent of its syntax and of any machine.
+
+The front end (``rapsim.compiler.parser``) builds a :class:`Network` from a
+description file and checks it (``rapsim.compiler.check``); the back end
+(``rapsim.compiler.lower`` and ``rapsim.compiler.codegen``) partitions it over
+the nodes of a RAP and emits an SPMD program; ``rapsim.compiler.reference``
+trains the same network in numpy for comparison.  The vocabulary follows
+CLONES (../shared/seeds/rap-clones.txt, section 4): layers, connects, a net
+with input and output layers, its forward and backward orders (Net_order),
+and training parameters with a learning-rate schedule (next_learning_rate).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Layer kinds: the activation applied to a layer's net input.
+#: ``input`` layers take pattern values; ``binary`` input layers take a set
+#: of active unit indices (CLONES' Binary_layer).
+LAYER_KINDS = ("input", "binary", "sigmoid", "tanh", "linear", "softmax")
+INPUT_KINDS = ("input", "binary")
+
+#: Connect kinds: ``full`` (a weight matrix, all to all), ``bus`` (one to
+#: one, equal sizes, one weight per unit), ``sparse`` (an explicit list of
+#: (source unit, destination unit) pairs, or one produced by a generator).
+CONNECT_KINDS = ("full", "bus", "sparse")
+
+ERROR_FUNCTIONS = ("mse", "cross_entropy")
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where something was written: ``file:line:col`` in messages."""
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass
+class Layer:
+    name: str
+    kind: str                   # one of LAYER_KINDS
+    size: int                   # units
+    bias: bool = False          # a trainable bias per unit
+    loc: Loc | None = None
+
+
+@dataclass
+class Connect:
+    src: str                    # layer names
+    dst: str
+    kind: str                   # one of CONNECT_KINDS
+    #: sparse connects: int array of shape (k, 2): (source unit, destination
+    #: unit) pairs, sorted by destination then source, no duplicates
+    pairs: np.ndarray | None = None
+    loc: Loc | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.src}->{self.dst}"
+
+    def weight_count(self, layers: dict[str, Layer]) -> int:
+        """Connections (= weights) of this connect."""
+        if self.kind == "full":
+            return layers[self.src].size * layers[self.dst].size
+        if self.kind == "bus":
+            return layers[self.dst].size
+        return 0 if self.pairs is None else len(self.pairs)
+
+
+@dataclass
+class Schedule:
+    """A learning-rate schedule, CLONES' next_learning_rate: called after
+    every epoch; training ends when it returns 0 (or after ``epochs``).
+
+    kinds and params:
+      ``constant``: {"rate"}
+      ``step``: {"rate", "factor", "every"} -- rate * factor**(epoch // every)
+      ``list``: {"rates": [..]} -- one rate per epoch; 0 (or the end) stops
+      ``newbob``: {"rate", "start_below", "stop_below"} -- ICSI's schedule:
+          keep ``rate`` while the error improves by at least ``start_below``
+          (relative), then halve it every epoch, and stop once an epoch's
+          improvement falls below ``stop_below``
+    """
+    kind: str = "constant"
+    params: dict = field(default_factory=lambda: {"rate": 0.1})
+    loc: Loc | None = None
+
+
+@dataclass
+class Training:
+    rate: Schedule = field(default_factory=Schedule)
+    epochs: int = 1
+    momentum: float = 0.0
+    error: str = "mse"          # one of ERROR_FUNCTIONS
+    seed: int = 0               # weight initialisation and pattern shuffling
+    init_scale: float = 0.1     # initial weights uniform in [-scale, +scale]
+    shuffle: bool = True        # a new pattern order every epoch
+
+
+@dataclass
+class Network:
+    name: str
+    layers: dict[str, Layer]            # in definition order
+    connects: list[Connect]
+    inputs: list[str]
+    outputs: list[str]
+    training: Training = field(default_factory=Training)
+    params: dict[str, float] = field(default_factory=dict)   # resolved parameters
+    #: filled by the checker: layers in a forward (topological) order, and
+    #: the reverse order used by back-propagation (CLONES' Net_order)
+    forward_order: list[str] = field(default_factory=list)
+    backward_order: list[str] = field(default_factory=list)
+    source: str = ""
+
+    def incoming(self, layer: str) -> list[Connect]:
+        return [c for c in self.connects if c.dst == layer]
+
+    def outgoing(self, layer: str) -> list[Connect]:
+        return [c for c in self.connects if c.src == layer]
+
+    def connections(self) -> int:
+        """Connections of the whole network (MCPS/MCUPS count these)."""
+        return sum(c.weight_count(self.layers) for c in self.connects)

@@ -1,0 +1,304 @@
+"""Lowering: a checked :class:`~rapsim.compiler.ir.Network` partitioned over
+the N nodes of a RAP, and the memory layout every node shares.
+
+The partition is the RAP's (../shared/seeds/rap-clones.txt, section 3):
+
+* every layer's units are split into N contiguous slices, node k owning
+  units ``off[k] .. off[k+1]-1`` with ``off`` the even split of
+  ``firmware/ring.asm``'s ``_ring_split`` (slices of n/N or n/N + 1 units,
+  the larger ones first; a node may own none when N > n);
+* node k owns the rows of every incoming weight matrix that belong to its
+  units (a full connect S->D: rows ``off_D[k] ..`` of the |D| x |S| matrix,
+  row-major), the weights of the bus connections into its units and its
+  units' biases;
+* a layer whose activations feed a full connect is *gathered*: after each
+  node computes its slice, a ring all-gather gives every node the whole
+  vector (the x of the next matrix-vector product);
+* back-propagation through a full connect S->D gives each node a partial
+  error vector over all of S (its rows' contribution, ``W^T d``); a ring
+  reduce-scatter sums these so that each node gets the total for its own
+  slice of S.  No node ever holds a whole weight matrix.
+
+Memory: vectors that a kernel reads again for every matrix row (the x of
+``mxv``/``mxout``, the y of ``mxtv``) go to the on-chip RAM blocks while
+they fit (first fit, the most-used first), other vectors follow them, then
+SRAM; weight matrices go to SRAM while they fit (keeping room for code,
+tables and the stack), momentum matrices after them, then DRAM.  The layout
+is the same on every node (sized for the largest slice), so one image serves
+them all; what differs per node (offsets, row counts) is a table indexed by
+NODE_ID.  docs/compiler.md describes the whole scheme.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rapsim.compiler.ir import INPUT_KINDS, Connect, Layer, Network
+from rapsim.memmap import ONCHIP_BLOCK_SIZE, MemoryConfig
+from rapsim.errors import RapError
+
+#: SRAM words kept free of weights for code, constant tables, the per-node
+#: table, argv and the stack (checked again after linking).
+SRAM_RESERVE = 0x6000
+#: Stack words that must stay free above everything the linker placed.
+STACK_RESERVE = 0x800
+
+REGIONS = ("ram0", "ram1", "sram", "dram")
+SECTION_OF = {"ram0": ".ram0", "ram1": ".ram1", "sram": ".wsram", "dram": ".dram"}
+
+
+class LoweringError(RapError):
+    """A network the back end cannot map onto the RAP (with the place in
+    the description when there is one)."""
+
+    def __init__(self, message: str, loc=None):
+        super().__init__(f"{loc}: error: {message}" if loc is not None else message)
+
+
+@dataclass(frozen=True)
+class Split:
+    """How ``size`` units are divided over ``nodes``: node k owns
+    ``off[k] .. off[k+1]-1`` (``_ring_split``'s table)."""
+    size: int
+    off: tuple[int, ...]
+
+    @classmethod
+    def even(cls, size: int, nodes: int) -> "Split":
+        q, r = divmod(size, nodes)
+        return cls(size, tuple(k * q + min(k, r) for k in range(nodes + 1)))
+
+    @property
+    def nodes(self) -> int:
+        return len(self.off) - 1
+
+    def lo(self, k: int) -> int:
+        return self.off[k]
+
+    def rows(self, k: int) -> int:
+        return self.off[k + 1] - self.off[k]
+
+    @property
+    def max_rows(self) -> int:
+        return max(self.rows(k) for k in range(self.nodes))
+
+
+@dataclass
+class Buffer:
+    """A block of words at the same address on every node."""
+    name: str               # assembly symbol
+    words: int
+    kind: str               # "vector" or "matrix"
+    uses: int = 0           # accesses per pattern that placement ranks by
+    region: str = ""        # one of REGIONS, set by placement
+    role: str = ""
+
+    @property
+    def section(self) -> str:
+        return SECTION_OF[self.region]
+
+
+@dataclass
+class LayerPlan:
+    """A layer's vectors on every node."""
+    layer: Layer
+    split: Split
+    gathered: bool                  # the whole activation vector on every node
+    act: Buffer                     # full (gathered) or local activations
+    net: Buffer | None = None       # local net input (full for softmax)
+    delta: Buffer | None = None     # local error signal d = -dE/dnet
+    err: Buffer | None = None       # back-propagated error: full if reduced
+    reduced: bool = False           # err is reduce-scattered
+    tmp: Buffer | None = None       # local scratch (derivatives)
+    bias: Buffer | None = None
+    bias_m: Buffer | None = None    # bias momentum
+    target_offset: int = 0          # output layers: offset in a target record
+
+    @property
+    def name(self) -> str:
+        return self.layer.name
+
+    @property
+    def kind(self) -> str:
+        return self.layer.kind
+
+    def act_offset(self, k: int) -> int:
+        """Where node k's slice starts in ``act``."""
+        return self.split.lo(k) if self.gathered else 0
+
+
+@dataclass
+class ConnectPlan:
+    """A connect's weights on every node."""
+    connect: Connect
+    index: int
+    weights: Buffer
+    momentum: Buffer | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.connect.kind
+
+
+@dataclass
+class Plan:
+    """Everything code generation and the host need to know."""
+    network: Network
+    nodes: int
+    memory: MemoryConfig
+    layers: dict[str, LayerPlan]
+    connects: list[ConnectPlan]
+    forward: list[str]              # non-input layers, forward order
+    backward: list[str]             # non-input layers, backward order
+    inputs: list[str]
+    outputs: list[str]
+    input_words: int                # words of one input record (all input layers)
+    target_words: int               # words of one target record (all output layers)
+    input_offset: dict[str, int] = field(default_factory=dict)
+    momentum: float = 0.0
+
+    @property
+    def buffers(self) -> list[Buffer]:
+        out = []
+        for lp in self.layers.values():
+            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m)
+                    if b is not None]
+        for cp in self.connects:
+            out += [b for b in (cp.weights, cp.momentum) if b is not None]
+        return out
+
+    def weight_words(self) -> int:
+        return sum(b.words for b in self.buffers if b.kind == "matrix")
+
+    def summary(self) -> list[tuple[str, int, str, str]]:
+        """(symbol, words, region, role) of every buffer, for reports."""
+        return [(b.name, b.words, b.region, b.role) for b in self.buffers]
+
+
+def _sym(*parts: str) -> str:
+    return "_".join(["n"] + [p.replace("-", "_").replace(".", "_") for p in parts])
+
+
+def _check(net: Network) -> None:
+    if not net.forward_order:
+        raise LoweringError(f"network {net.name!r} has no forward order: it was not checked")
+    layers = net.layers
+    error = net.training.error
+    for c in net.connects:
+        if c.kind not in ("full", "bus"):
+            raise LoweringError(
+                f"connect {c.name}: {c.kind} connects have no kernel in the RAP back end "
+                "(full and bus connects are supported)", c.loc)
+        if c.kind == "bus" and layers[c.src].size != layers[c.dst].size:
+            raise LoweringError(f"bus connect {c.name} joins layers of different sizes", c.loc)
+        if layers[c.dst].kind in INPUT_KINDS:
+            raise LoweringError(f"connect {c.name} feeds input layer {c.dst}", c.loc)
+    for name in net.outputs:
+        L = layers[name]
+        if net.outgoing(name):
+            raise LoweringError(f"output layer {name} feeds other layers: the back end does not "
+                                "combine a target error with a back-propagated one", L.loc)
+        if L.kind == "softmax" and error != "cross_entropy":
+            raise LoweringError(f"softmax output layer {name} needs error cross_entropy", L.loc)
+        if error == "cross_entropy" and L.kind not in ("sigmoid", "softmax"):
+            raise LoweringError(f"cross_entropy error needs sigmoid or softmax output layers, "
+                                f"not {L.kind} ({name})", L.loc)
+    for name, L in layers.items():
+        if L.kind == "softmax" and name not in net.outputs:
+            raise LoweringError(f"softmax layer {name} is not an output layer: the back end has "
+                                "no softmax derivative for hidden layers", L.loc)
+        if L.kind in INPUT_KINDS and L.bias:
+            raise LoweringError(f"input layer {name} cannot have a bias", L.loc)
+
+
+def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
+    """Partition ``net`` over ``nodes`` nodes and lay out their memory.
+    Raises :class:`LoweringError` for what the back end cannot run."""
+    if not 1 <= nodes <= 64:
+        raise LoweringError(f"a RAP has 1 to 64 nodes, not {nodes}")
+    memory = memory or MemoryConfig()
+    _check(net)
+    layers = net.layers
+    fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
+    bwd = [n for n in net.backward_order if layers[n].kind not in INPUT_KINDS]
+    momentum = float(net.training.momentum)
+    plans: dict[str, LayerPlan] = {}
+    for name in net.forward_order:
+        L = layers[name]
+        sp = Split.even(L.size, nodes)
+        rows = sp.max_rows
+        out_full = [c for c in net.outgoing(name) if c.kind == "full"]
+        gathered = L.kind in INPUT_KINDS or bool(out_full) or L.kind == "softmax"
+        # reads per pattern of the vector that a matrix kernel walks per row
+        reuse = sum(2 * Split.even(layers[c.dst].size, nodes).max_rows for c in out_full)
+        act = Buffer(_sym("act", name), L.size if gathered else max(rows, 1), "vector",
+                     uses=reuse * L.size or L.size, role=f"{name} activations"
+                     + (" (whole vector)" if gathered else " (own slice)"))
+        lp = LayerPlan(L, sp, gathered, act)
+        if L.kind not in INPUT_KINDS:
+            r1 = max(rows, 1)
+            lp.net = Buffer(_sym("net", name), L.size if L.kind == "softmax" else r1, "vector",
+                            uses=3 * r1, role=f"{name} net input")
+            lp.delta = Buffer(_sym("delta", name), r1, "vector", uses=3 * r1,
+                              role=f"{name} error signal (own slice)")
+            lp.tmp = Buffer(_sym("tmp", name), r1, "vector", uses=2 * r1, role=f"{name} scratch")
+            lp.reduced = bool(out_full)
+            if net.outgoing(name):
+                lp.err = Buffer(_sym("err", name), L.size if lp.reduced else r1, "vector",
+                                uses=reuse * L.size or r1,
+                                role=f"{name} back-propagated error"
+                                + (" (partial sums, whole vector)" if lp.reduced else ""))
+            if L.bias:
+                lp.bias = Buffer(_sym("bias", name), r1, "vector", uses=2 * r1,
+                                 role=f"{name} biases (own slice)")
+                if momentum:
+                    lp.bias_m = Buffer(_sym("biasm", name), r1, "vector", uses=2 * r1,
+                                       role=f"{name} bias momentum")
+        plans[name] = lp
+    cplans = []
+    for i, c in enumerate(net.connects):
+        rows = plans[c.dst].split.max_rows
+        words = max(rows * layers[c.src].size if c.kind == "full" else rows, 1)
+        w = Buffer(_sym("w", str(i)), words, "matrix", uses=4, role=f"{c.name} weights ({c.kind})")
+        m = None
+        if momentum:
+            m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
+        cplans.append(ConnectPlan(c, i, w, m))
+    input_offset, off = {}, 0
+    for name in net.inputs:
+        input_offset[name] = off
+        off += layers[name].size
+    toff = 0
+    for name in net.outputs:
+        plans[name].target_offset = toff
+        toff += layers[name].size
+    plan = Plan(net, nodes, memory, plans, cplans, fwd, bwd, list(net.inputs), list(net.outputs),
+                off, toff, input_offset, momentum)
+    _place(plan)
+    return plan
+
+
+def _place(plan: Plan) -> None:
+    """Assign every buffer a region (see the module docstring)."""
+    vectors = [b for b in plan.buffers if b.kind == "vector"]
+    free = {"ram0": ONCHIP_BLOCK_SIZE, "ram1": ONCHIP_BLOCK_SIZE}
+    # most accesses per word first; ties: the larger first (packs better)
+    for b in sorted(vectors, key=lambda b: (-b.uses / b.words, -b.words, b.name)):
+        fits = [r for r in ("ram0", "ram1") if free[r] >= b.words]
+        if fits:
+            r = min(fits, key=lambda r: (free[r], r))  # best fit
+            b.region = r
+            free[r] -= b.words
+        else:
+            b.region = "sram"
+    sram = plan.memory.sram_words - SRAM_RESERVE - sum(b.words for b in vectors
+                                                       if b.region == "sram")
+    matrices = [b for b in plan.buffers if b.kind == "matrix"]
+    for b in sorted(matrices, key=lambda b: (-b.uses, -b.words, b.name)):
+        if b.words <= sram:
+            b.region = "sram"
+            sram -= b.words
+        else:
+            b.region = "dram"
+    dram = sum(b.words for b in matrices if b.region == "dram")
+    if dram > plan.memory.dram_words:
+        raise LoweringError(f"the weights need {dram} words of DRAM per node beyond SRAM, "
+                            f"more than the {plan.memory.dram_words} a node has: use more nodes")

@@ -1,0 +1,482 @@
+"""Reading network descriptions (docs/network-language.md).
+
+:func:`parse_file` and :func:`parse_text` return a checked
+:class:`~rapsim.compiler.ir.Network`.  Reading is in two steps:
+
+1. this module parses each file with the Lark grammar (``grammar.lark``),
+   follows ``include`` statements (relative to the including file, each
+   file once, loops reported), evaluates ``param`` definitions and every
+   numeric expression in order (parameters may be overridden from outside),
+   and collects declarations -- :class:`Description` -- with the location of
+   every name and value;
+2. :mod:`rapsim.compiler.check` turns the declarations into the IR and
+   checks them.
+
+Every error is collected as ``file:line:col: error: message`` and all of
+them are raised together as :class:`rapsim.errors.Diagnostics`.  A syntax
+error stops the reading of its file (the rest of it cannot be trusted).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from rapsim.errors import Diagnostics, RapError
+
+from .ir import Loc, Network
+
+__all__ = ["parse_file", "parse_text", "read_file", "read_text", "Description",
+           "parse_param_value", "Name", "Call"]
+
+_GRAMMAR = Path(__file__).with_name("grammar.lark")
+_parser: Lark | None = None
+
+
+def _lark() -> Lark:
+    global _parser
+    if _parser is None:
+        _parser = Lark(_GRAMMAR.read_text(), parser="lalr", lexer="contextual",
+                       propagate_positions=True, maybe_placeholders=True)
+    return _parser
+
+
+# ---------------------------------------------------------------------------
+# Declarations
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Name:
+    """A word as written, with where it was written."""
+    text: str
+    loc: Loc
+
+
+@dataclass
+class Call:
+    """``name(arg, ..., key=value, ...)`` with evaluated numeric arguments:
+    a learning-rate schedule or a sparse-connect generator."""
+    name: Name
+    args: list[tuple[float, Loc]] = field(default_factory=list)
+    kwargs: dict[str, tuple[float, Loc]] = field(default_factory=dict)
+
+
+@dataclass
+class LayerDecl:
+    name: Name
+    kind: Name
+    size: int | None            # None: the size expression had an error
+    size_loc: Loc
+    bias: bool
+
+
+@dataclass
+class ConnectDecl:
+    src: Name
+    dst: Name
+    kind: Name                  # "full" when not written
+    pairs: list[tuple[int, int, Loc]] | None
+    generator: Call | None
+    loc: Loc                    # the 'connect' keyword
+
+
+@dataclass
+class NetDecl:
+    name: Name
+    entries: list[tuple[Name, list[Name]]]   # (role, layers)
+
+
+@dataclass
+class Setting:
+    """One entry of a train block: a number, a word (mse, true) or a call."""
+    name: Name
+    value: float | Name | Call | None        # None: the value had an error
+    loc: Loc
+
+
+@dataclass
+class Description:
+    """Everything a description (with its includes) declares."""
+    file: str
+    layers: list[LayerDecl] = field(default_factory=list)
+    connects: list[ConnectDecl] = field(default_factory=list)
+    nets: list[NetDecl] = field(default_factory=list)
+    settings: list[Setting] = field(default_factory=list)
+    params: dict[str, float] = field(default_factory=dict)
+    param_locs: dict[str, Loc] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def error(self, loc: Loc, message: str) -> None:
+        self.errors.append(f"{loc}: error: {message}")
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------
+
+def parse_file(path, params: dict | None = None) -> Network:
+    """Read, check and return the network described in ``path``.
+
+    ``params`` overrides ``param`` definitions by name (values are numbers
+    or strings such as ``"256"``, as ``rap cc -P hidden=256`` passes them).
+    Raises :class:`Diagnostics` for errors in the description and
+    :class:`RapError` for a missing file or a bad override.
+    """
+    from .check import build_network
+    return build_network(read_file(path, params))
+
+
+def parse_text(text: str, filename: str = "<text>", params: dict | None = None,
+               base_dir=None) -> Network:
+    """Like :func:`parse_file` for a description held in a string; includes
+    are resolved relative to ``base_dir`` (default: the current folder)."""
+    from .check import build_network
+    return build_network(read_text(text, filename, params, base_dir))
+
+
+def read_file(path, params: dict | None = None) -> Description:
+    """The declarations of ``path`` and its includes (not yet checked)."""
+    path = os.fspath(path)
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        raise RapError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RapError(f"{path}: cannot read: {e}") from None
+    return read_text(text, path, params, os.path.dirname(path))
+
+
+def read_text(text: str, filename: str = "<text>", params: dict | None = None,
+              base_dir=None) -> Description:
+    """The declarations of a description held in a string."""
+    overrides = {k: parse_param_value(k, v) for k, v in (params or {}).items()}
+    r = _Reader(filename, overrides)
+    r.read(text, filename, base_dir if base_dir is not None else "")
+    unknown = sorted(set(overrides) - set(r.desc.params))
+    if unknown and not r.desc.errors:
+        declared = ", ".join(r.desc.params) or "none"
+        raise RapError(f"parameter {unknown[0]!r} is not defined in {filename} "
+                       f"(its parameters: {declared})")
+    return r.desc
+
+
+def parse_param_value(name: str, value) -> int | float:
+    """A parameter override as a number: ints and floats pass, strings are
+    read as decimal numbers (``"256"``, ``"0.5"``, ``"1e-3"``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise RapError(f"parameter {name!r}: {value!r} is not a number")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = int(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                raise RapError(f"parameter {name!r}: {value!r} is not a number") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RapError(f"parameter {name!r}: {value!r} is not a finite number")
+    return value
+
+
+# ---------------------------------------------------------------------------
+# The reader
+# ---------------------------------------------------------------------------
+
+class _EvalError(Exception):
+    def __init__(self, loc: Loc, message: str):
+        super().__init__(message)
+        self.loc = loc
+
+
+_TOKEN_TEXT = {"NAME": "a name", "NUMBER": "a number", "STRING": "a string",
+               "$END": "the end of the file"}
+
+# Functions usable in expressions.
+_FUNCTIONS = {"min": min, "max": max}
+
+
+class _Reader:
+    def __init__(self, top: str, overrides: dict):
+        self.desc = Description(file=top)
+        self.overrides = overrides
+        self.stack: list[str] = []          # files being read (include chain)
+        self.done: set[str] = set()         # files read (resolved paths)
+
+    # -- files ------------------------------------------------------------
+    def read(self, text: str, display: str, base_dir: str) -> None:
+        key = os.path.realpath(display) if os.path.exists(display) else display
+        self.stack.append(key)
+        self.done.add(key)
+        self.desc.files.append(display)
+        try:
+            tree = _lark().parse(text)
+        except UnexpectedInput as e:
+            self.desc.error(Loc(display, e.line if e.line > 0 else 1,
+                                e.column if e.column > 0 else 1), _syntax_message(e, text))
+            tree = None
+        if tree is not None:
+            for st in tree.children:
+                if isinstance(st, Tree):
+                    getattr(self, "_" + st.data)(st, display, base_dir)
+        self.stack.pop()
+
+    def _include(self, st: Tree, file: str, base_dir: str) -> None:
+        tok = st.children[0]
+        loc = _loc(file, tok)
+        rel = tok[1:-1]
+        path = os.path.normpath(os.path.join(base_dir, rel)) if base_dir or not os.path.isabs(rel) \
+            else rel
+        if not os.path.isfile(path):
+            self.desc.error(loc, f"cannot include {rel!r}: no such file ({path})")
+            return
+        key = os.path.realpath(path)
+        if key in self.stack:
+            chain = [self._display(k) for k in self.stack[self.stack.index(key):]] + [path]
+            self.desc.error(loc, "include loop: " + " -> ".join(chain))
+            return
+        if key in self.done:
+            return                          # each file is read once
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            self.desc.error(loc, f"cannot include {rel!r}: {e}")
+            return
+        self.read(text, path, os.path.dirname(path))
+
+    def _display(self, key: str) -> str:
+        for f in self.desc.files:
+            if (os.path.realpath(f) if os.path.exists(f) else f) == key:
+                return f
+        return key
+
+    # -- statements -------------------------------------------------------
+    def _param(self, st: Tree, file: str, base_dir: str) -> None:
+        tok, expr = st.children
+        name, loc = str(tok), _loc(file, tok)
+        if name in self.desc.params:
+            self.desc.error(loc, f"parameter {name!r} is already defined "
+                                 f"(at {self.desc.param_locs[name]})")
+            return
+        if name in _FUNCTIONS:
+            self.desc.error(loc, f"{name!r} is a function and cannot be a parameter")
+            return
+        try:
+            value = self._eval(expr, file)
+        except _EvalError as e:
+            self.desc.error(e.loc, str(e))
+            value = None
+        if name in self.overrides:
+            value = self.overrides[name]
+        if value is not None:
+            self.desc.params[name] = value
+            self.desc.param_locs[name] = loc
+
+    def _layer(self, st: Tree, file: str, base_dir: str) -> None:
+        name, kind, size_expr, *options = st.children
+        size_loc = _tree_loc(file, size_expr)
+        size = self._number(size_expr, file, f"the size of layer {str(name)!r}",
+                            integer=True, minimum=1)
+        bias = False
+        for opt in options:
+            if opt == "bias":
+                if bias:
+                    self.desc.error(_loc(file, opt), "'bias' is given twice")
+                bias = True
+            else:
+                self.desc.error(_loc(file, opt), f"unknown layer option {str(opt)!r} (expected bias)")
+        self.desc.layers.append(LayerDecl(_name(file, name), _name(file, kind), size, size_loc, bias))
+
+    def _connect(self, st: Tree, file: str, base_dir: str) -> None:
+        src, dst, kind, *spec = st.children
+        loc = _tree_loc(file, st)
+        kind = _name(file, kind) if kind is not None else Name("full", loc)
+        pairs = generator = None
+        if spec and spec[0] is not None:
+            if spec[0].data == "pairs":
+                pairs = []
+                for p in spec[0].children:
+                    if p is None:
+                        continue
+                    s = self._number(p.children[0], file, "a source unit", integer=True)
+                    d = self._number(p.children[1], file, "a destination unit", integer=True)
+                    if s is not None and d is not None:
+                        pairs.append((s, d, _tree_loc(file, p)))
+            else:
+                generator = self._call(spec[0], file)
+        self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
+                                              pairs, generator, loc))
+
+    def _net(self, st: Tree, file: str, base_dir: str) -> None:
+        name, *entries = st.children
+        decl = NetDecl(_name(file, name), [])
+        for e in entries:
+            if isinstance(e, Tree):
+                role, *layers = e.children
+                decl.entries.append((_name(file, role), [_name(file, t) for t in layers]))
+        self.desc.nets.append(decl)
+
+    def _train(self, st: Tree, file: str, base_dir: str) -> None:
+        for e in st.children:
+            if not isinstance(e, Tree):
+                continue
+            tok, expr = e.children
+            value = None
+            try:
+                if isinstance(expr, Tree) and expr.data == "call" and str(expr.children[0]) not in _FUNCTIONS:
+                    value = self._call(expr, file)
+                elif isinstance(expr, Tree) and expr.data == "ref" and str(expr.children[0]) not in self.desc.params:
+                    value = _name(file, expr.children[0])
+                else:
+                    value = self._eval(expr, file)
+            except _EvalError as err:
+                self.desc.error(err.loc, str(err))
+            self.desc.settings.append(Setting(_name(file, tok), value, _tree_loc(file, expr)))
+
+    # -- values -----------------------------------------------------------
+    def _call(self, tree: Tree, file: str) -> Call | None:
+        """A schedule or generator call; argument errors are reported here."""
+        name, *args = tree.children
+        call = Call(_name(file, name))
+        for a in args:
+            if a is None:
+                continue
+            try:
+                if isinstance(a, Tree) and a.data == "named":
+                    key, expr = a.children
+                    if str(key) in call.kwargs:
+                        self.desc.error(_loc(file, key), f"argument {str(key)!r} is given twice")
+                        continue
+                    call.kwargs[str(key)] = (self._eval(expr, file), _loc(file, key))
+                else:
+                    call.args.append((self._eval(a, file), _tree_loc(file, a)))
+            except _EvalError as e:
+                self.desc.error(e.loc, str(e))
+                return None
+        return call
+
+    def _number(self, expr, file: str, what: str, integer: bool = False,
+                minimum: int | None = None):
+        """Evaluate; report an error (and return None) when the value is not
+        a whole number (``integer``) or is below ``minimum``."""
+        try:
+            v = self._eval(expr, file)
+            if integer:
+                v = _whole(v, what, _tree_loc(file, expr))
+            if minimum is not None and v < minimum:
+                raise _EvalError(_tree_loc(file, expr), f"{what} must be at least {minimum}, got {v}")
+            return v
+        except _EvalError as e:
+            self.desc.error(e.loc, str(e))
+            return None
+
+    def _eval(self, t, file: str):
+        """The value of an expression tree: an int or a float."""
+        if isinstance(t, Token):                    # a bare NAME in a call position
+            raise _EvalError(_loc(file, t), f"unexpected {str(t)!r}")
+        op = t.data
+        if op == "number":
+            text = str(t.children[0])
+            return float(text) if any(c in text for c in ".eE") else int(text)
+        if op == "ref":
+            tok = t.children[0]
+            if str(tok) not in self.desc.params:
+                raise _EvalError(_loc(file, tok), f"unknown parameter {str(tok)!r}")
+            return self.desc.params[str(tok)]
+        if op == "call":
+            name = t.children[0]
+            fn = _FUNCTIONS.get(str(name))
+            if fn is None:
+                raise _EvalError(_loc(file, name), f"unknown function {str(name)!r} "
+                                                   f"(expressions may use min and max)")
+            args = [a for a in t.children[1:] if a is not None]
+            if not args or any(isinstance(a, Tree) and a.data == "named" for a in args):
+                raise _EvalError(_loc(file, name), f"{name}() takes one or more numbers")
+            return fn(*(self._eval(a, file) for a in args))
+        if op == "neg":
+            return -self._eval(t.children[0], file)
+        a = self._eval(t.children[0], file)
+        b = self._eval(t.children[1], file)
+        loc = _tree_loc(file, t)
+        try:
+            if op == "add":
+                r = a + b
+            elif op == "sub":
+                r = a - b
+            elif op == "mul":
+                r = a * b
+            elif op == "div":
+                r = a / b
+            elif op == "floordiv":
+                r = a // b
+            elif op == "mod":
+                r = a % b
+            elif op == "pow":
+                r = a ** b if isinstance(a, int) and isinstance(b, int) and 0 <= b <= 64 \
+                    else float(a) ** float(b)
+            else:                                    # pragma: no cover - grammar and code agree
+                raise AssertionError(op)
+        except ZeroDivisionError:
+            raise _EvalError(loc, "division by zero") from None
+        except (OverflowError, ValueError):
+            raise _EvalError(loc, "the value is out of range") from None
+        if isinstance(r, complex) or (isinstance(r, float) and not math.isfinite(r)):
+            raise _EvalError(loc, "the value is out of range")
+        return r
+
+
+def _whole(v, what: str, loc: Loc) -> int:
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise _EvalError(loc, f"{what} must be a whole number, got {v:g}")
+        v = int(v)
+    return v
+
+
+def _loc(file: str, tok: Token) -> Loc:
+    return Loc(file, tok.line, tok.column)
+
+
+def _tree_loc(file: str, t) -> Loc:
+    if isinstance(t, Token):
+        return _loc(file, t)
+    return Loc(file, t.meta.line, t.meta.column)
+
+
+def _name(file: str, tok: Token) -> Name:
+    return Name(str(tok), _loc(file, tok))
+
+
+def _syntax_message(e: UnexpectedInput, text: str) -> str:
+    if isinstance(e, UnexpectedCharacters):
+        return f"syntax error: unexpected character {e.char!r}"
+    if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
+        return "syntax error: unexpected end of file"
+    tok = e.token
+    what = f"keyword {str(tok)!r}" if tok.type in _KEYWORDS else repr(str(tok))
+    expected = sorted({_expected_text(x) for x in e.expected if x != "$END"} - {None})
+    tail = f"; expected {_one_of(expected)}" if expected else ""
+    return f"syntax error: unexpected {what}{tail}"
+
+
+_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN"}
+
+
+def _expected_text(term: str) -> str | None:
+    if term in _TOKEN_TEXT:
+        return _TOKEN_TEXT[term]
+    if term in _KEYWORDS:
+        return term.lower()
+    pat = _lark().get_terminal(term).pattern
+    return f"'{pat.value}'" if pat.type == "str" else term.lower()
+
+
+def _one_of(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return "one of " + ", ".join(items)
