@@ -59,6 +59,9 @@ class Connect:
     #: unit) pairs, sorted by destination then source, no duplicates
     pairs: np.ndarray | None = None
     loc: Loc | None = None
+    #: sparse connects made by a generator: its name and arguments, e.g.
+    #: {"kind": "local", "width": 5, "stride": 1} (rapsim.compiler.sparse)
+    generator: dict | None = None
 
     @property
     def name(self) -> str:
@@ -77,15 +80,18 @@ class Connect:
 class Schedule:
     """A learning-rate schedule, CLONES' next_learning_rate: called after
     every epoch; training ends when it returns 0 (or after ``epochs``).
+    ``rapsim.compiler.schedule.next_learning_rate`` implements it and states
+    the calling convention exactly.
 
     kinds and params:
       ``constant``: {"rate"}
       ``step``: {"rate", "factor", "every"} -- rate * factor**(epoch // every)
       ``list``: {"rates": [..]} -- one rate per epoch; 0 (or the end) stops
-      ``newbob``: {"rate", "start_below", "stop_below"} -- ICSI's schedule:
-          keep ``rate`` while the error improves by at least ``start_below``
-          (relative), then halve it every epoch, and stop once an epoch's
-          improvement falls below ``stop_below``
+      ``newbob``: {"rate", "start_below", "stop_below", "factor"} -- ICSI's
+          schedule: keep ``rate`` while the error improves by at least
+          ``start_below`` (relative), then multiply it by ``factor`` (0.5:
+          halve it) every epoch, and stop once an epoch's improvement falls
+          below ``stop_below``.  The parser always fills all four.
     """
     kind: str = "constant"
     params: dict = field(default_factory=lambda: {"rate": 0.1})

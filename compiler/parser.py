@@ -26,12 +26,12 @@ from pathlib import Path
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from rapsim.errors import Diagnostics, RapError
+from rapsim.errors import RapError
 
 from .ir import Loc, Network
 
 __all__ = ["parse_file", "parse_text", "read_file", "read_text", "Description",
-           "parse_param_value", "Name", "Call"]
+           "parse_param_value", "Name", "Call", "REQUIRED"]
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
 _parser: Lark | None = None
@@ -63,6 +63,42 @@ class Call:
     name: Name
     args: list[tuple[float, Loc]] = field(default_factory=list)
     kwargs: dict[str, tuple[float, Loc]] = field(default_factory=dict)
+    ok: bool = True             # False: an argument had an error (already reported)
+
+    def bind(self, signature: dict, errors: list) -> dict | None:
+        """Match the arguments to ``signature`` (name -> default, or
+        ``REQUIRED``): positional arguments in the signature's order, then
+        named ones.  Returns name -> (value, loc), or None after appending
+        ``(loc, message)`` pairs to ``errors``."""
+        if not self.ok:
+            return None
+        names = list(signature)
+        out: dict[str, tuple] = {}
+        n0 = len(errors)
+        what = f"{self.name.text}()"
+        if len(self.args) > len(names):
+            errors.append((self.args[len(names)][1],
+                           f"{what} takes at most {len(names)} arguments ({', '.join(names)})"))
+        for (value, loc), key in zip(self.args, names):
+            out[key] = (value, loc)
+        for key, (value, loc) in self.kwargs.items():
+            if key not in signature:
+                errors.append((loc, f"{what} has no argument {key!r} (it takes {', '.join(names)})"))
+            elif key in out:
+                errors.append((loc, f"argument {key!r} of {what} is given twice"))
+            else:
+                out[key] = (value, loc)
+        for key, default in signature.items():
+            if key not in out:
+                if default is REQUIRED:
+                    errors.append((self.name.loc, f"{what} needs argument {key!r}"))
+                else:
+                    out[key] = (default, self.name.loc)
+        return out if len(errors) == n0 else None
+
+
+#: Marks a required argument in a :meth:`Call.bind` signature.
+REQUIRED = object()
 
 
 @dataclass
@@ -82,6 +118,7 @@ class ConnectDecl:
     pairs: list[tuple[int, int, Loc]] | None
     generator: Call | None
     loc: Loc                    # the 'connect' keyword
+    ok: bool = True             # False: a pair had an error (already reported)
 
 
 @dataclass
@@ -109,10 +146,11 @@ class Description:
     params: dict[str, float] = field(default_factory=dict)
     param_locs: dict[str, Loc] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[tuple[Loc, str]] = field(default_factory=list)    # (where, message)
+    syntax_errors: int = 0      # files whose reading stopped at a syntax error
 
     def error(self, loc: Loc, message: str) -> None:
-        self.errors.append(f"{loc}: error: {message}")
+        self.errors.append((loc, message))
 
 
 # ---------------------------------------------------------------------------
@@ -218,7 +256,8 @@ class _Reader:
             tree = _lark().parse(text)
         except UnexpectedInput as e:
             self.desc.error(Loc(display, e.line if e.line > 0 else 1,
-                                e.column if e.column > 0 else 1), _syntax_message(e, text))
+                                e.column if e.column > 0 else 1), _syntax_message(e))
+            self.desc.syntax_errors += 1
             tree = None
         if tree is not None:
             for st in tree.children:
@@ -230,8 +269,7 @@ class _Reader:
         tok = st.children[0]
         loc = _loc(file, tok)
         rel = tok[1:-1]
-        path = os.path.normpath(os.path.join(base_dir, rel)) if base_dir or not os.path.isabs(rel) \
-            else rel
+        path = os.path.normpath(os.path.join(base_dir, rel))
         if not os.path.isfile(path):
             self.desc.error(loc, f"cannot include {rel!r}: no such file ({path})")
             return
@@ -259,6 +297,8 @@ class _Reader:
     def _param(self, st: Tree, file: str, base_dir: str) -> None:
         tok, expr = st.children
         name, loc = str(tok), _loc(file, tok)
+        if not self._free(tok, file, "a parameter"):
+            return
         if name in self.desc.params:
             self.desc.error(loc, f"parameter {name!r} is already defined "
                                  f"(at {self.desc.param_locs[name]})")
@@ -279,6 +319,7 @@ class _Reader:
 
     def _layer(self, st: Tree, file: str, base_dir: str) -> None:
         name, kind, size_expr, *options = st.children
+        self._free(name, file, "a layer")
         size_loc = _tree_loc(file, size_expr)
         size = self._number(size_expr, file, f"the size of layer {str(name)!r}",
                             integer=True, minimum=1)
@@ -297,6 +338,7 @@ class _Reader:
         loc = _tree_loc(file, st)
         kind = _name(file, kind) if kind is not None else Name("full", loc)
         pairs = generator = None
+        ok = True
         if spec and spec[0] is not None:
             if spec[0].data == "pairs":
                 pairs = []
@@ -305,15 +347,19 @@ class _Reader:
                         continue
                     s = self._number(p.children[0], file, "a source unit", integer=True)
                     d = self._number(p.children[1], file, "a destination unit", integer=True)
-                    if s is not None and d is not None:
+                    if s is None or d is None:
+                        ok = False
+                    else:
                         pairs.append((s, d, _tree_loc(file, p)))
             else:
                 generator = self._call(spec[0], file)
+                ok = generator.ok
         self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
-                                              pairs, generator, loc))
+                                              pairs, generator, loc, ok))
 
     def _net(self, st: Tree, file: str, base_dir: str) -> None:
         name, *entries = st.children
+        self._free(name, file, "a net")
         decl = NetDecl(_name(file, name), [])
         for e in entries:
             if isinstance(e, Tree):
@@ -338,8 +384,15 @@ class _Reader:
                 self.desc.error(err.loc, str(err))
             self.desc.settings.append(Setting(_name(file, tok), value, _tree_loc(file, expr)))
 
+    def _free(self, tok: Token, file: str, what: str) -> bool:
+        """A name that is not a statement keyword (those are reserved)."""
+        if str(tok) in _KEYWORDS_TEXT:
+            self.desc.error(_loc(file, tok), f"{str(tok)!r} is a keyword and cannot name {what}")
+            return False
+        return True
+
     # -- values -----------------------------------------------------------
-    def _call(self, tree: Tree, file: str) -> Call | None:
+    def _call(self, tree: Tree, file: str) -> Call:
         """A schedule or generator call; argument errors are reported here."""
         name, *args = tree.children
         call = Call(_name(file, name))
@@ -350,14 +403,16 @@ class _Reader:
                 if isinstance(a, Tree) and a.data == "named":
                     key, expr = a.children
                     if str(key) in call.kwargs:
-                        self.desc.error(_loc(file, key), f"argument {str(key)!r} is given twice")
+                        self.desc.error(_loc(file, key), f"argument {str(key)!r} of {name}() "
+                                                         f"is given twice")
+                        call.ok = False
                         continue
                     call.kwargs[str(key)] = (self._eval(expr, file), _loc(file, key))
                 else:
                     call.args.append((self._eval(a, file), _tree_loc(file, a)))
             except _EvalError as e:
                 self.desc.error(e.loc, str(e))
-                return None
+                call.ok = False
         return call
 
     def _number(self, expr, file: str, what: str, integer: bool = False,
@@ -452,7 +507,7 @@ def _name(file: str, tok: Token) -> Name:
     return Name(str(tok), _loc(file, tok))
 
 
-def _syntax_message(e: UnexpectedInput, text: str) -> str:
+def _syntax_message(e: UnexpectedInput) -> str:
     if isinstance(e, UnexpectedCharacters):
         return f"syntax error: unexpected character {e.char!r}"
     if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
@@ -465,6 +520,7 @@ def _syntax_message(e: UnexpectedInput, text: str) -> str:
 
 
 _KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN"}
+_KEYWORDS_TEXT = {k.lower() for k in _KEYWORDS}
 
 
 def _expected_text(term: str) -> str | None:

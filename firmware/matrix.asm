@@ -15,11 +15,13 @@
 * Placement for the cycle figures (docs/firmware.md): the vector that is
 * read again for every row -- x in mxv and the outer products, y in mxtv --
 * in on-chip RAM, W (and M) in SRAM or DRAM.  Then
-*   mxv:    1 cycle per multiply-accumulate + 7 per row (RPTS || pairs)
-*   mxtv:   1.5 cycles per weight + about 15 per row (pairs of
+*   mxv:    1 cycle per multiply-accumulate + 7 per row + 47 per call
+*           (RPTS over MPYF3 || ADDF3)
+*   mxtv:   1.5 cycles per weight + 11 per row + 56 (pairs of
 *           MPYF3 || ADDF3 and a STF || STF for every two weights)
-*   mxout:  2 cycles per weight (two primary-bus accesses) + 11 per row
-*   mxoutm: 5 cycles per weight (four primary-bus accesses) + 21 per row
+*   mxout:  2 cycles per weight (two primary-bus accesses) + 9 per row + 36
+*   mxoutm: 5 cycles per weight (four primary-bus accesses) + 9 per row + 75
+* With W in DRAM (3 cycles an access): 3, 3.5, 6 and 13 cycles per weight.
 
         .include "rap.inc"
 

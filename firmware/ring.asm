@@ -114,6 +114,21 @@ k1?:    STF     R0, *AR2++
 k9?:
         .endm
 
+* WRITEOWN (all-gather): store R0, the last word of lap 1, at *AR2 and
+* write the node's slice: R3, R2 = its first two words, AR4 -> the third,
+* AR6 = its length - 4.  Leaves AR4 -> the word after the slice and R3 =
+* its last word.
+WRITEOWN .macro
+        STI     R0, *AR2++
+||      STI     R3, *AR0
+        STI     R2, *AR0
+        LDI     *AR4++, R3
+        RPTS    AR6
+        LDI     *AR4++, R3
+||      STI     R3, *AR0
+        STI     R3, *AR0
+        .endm
+
         .text
 * ---------------------------------------------------------------------------
 * _ring_barrier()
@@ -187,75 +202,61 @@ bc_recv:
 * ---------------------------------------------------------------------------
 _ring_allgather:
         LDRING  AR0
-        LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
+        LDI     0, R0
         LDI     *+AR0(NODE_ID_OFS), R3          ; j
-        CMPI    1, R2
-        RETSLE
-        LDI     AR3, AR1
-        ADDI    R3, AR1                 ; AR1 -> off[j]
-        LDI     *+AR1(1), R0
-        SUBI    *AR1, R0                ; sj
-        SUBI    4, R0
-        BLT     ag_general              ; fast path: sj >= 4
-        LDI     R0, AR6                 ; AR6 = sj - 4: RPTS count of the write
-        LDI     AR2, AR4
-        ADDI    *AR1, AR4               ; AR4 -> own slice
-        LDI     *AR1, R0                ; c = off[j]: lap 1
-        BZ      ag_f0                   ; nothing before this slice (node 0)
-        SUBI    1, R2
+        LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
+        ADDI3   R3, AR3, AR1            ; AR1 -> off[j]
+        ADDI3   R2, AR3, AR5            ; AR5 -> off[N] = V
+        LDI     *AR1, R0                ; c = off[j]: the words of lap 1
+        LDI     *+AR1(1), R1
+        SUBI    R0, R1                  ; sj
+        SUBI    4, R1
+        BLTD    ag_general              ; fast path: sj >= 4
+        ADDI3   R0, AR2, AR4            ; AR4 -> own slice
+        LDI     R1, AR6                 ; AR6 = sj - 4: RPTS count of the write
+        SUBI    1, R2                   ; R2 = N - 1
         CMPI    R2, R3
-        BEQ     ag_flast
-* lap 1 of nodes 1 .. N-2: c = off[j] words, all forwarded
-        CMPI    2, R0
-        BLT     ag_general
-        LDI     R0, IR0                 ; IR0 = c
-        SUBI    2, R0
-        LDI     R0, AR5                 ; AR5 = c - 2
+        BEQD    ag_flast                ; node N-1 (or the only node)
+        LDI     R3, R1                  ; R1 = j
         LDI     *AR4++, R3              ; own[0]
         LDI     *AR4++, R2              ; own[1]
+        CMPI    0, R0
+        BEQD    ag_f0                   ; nothing before this slice (node 0)
+        LDI     R0, IR0                 ; IR0 = c
+        LDI     R0, R1
+        SUBI    2, R1                   ; R1 = c - 2
+* lap 1 of nodes 1 .. N-2: c = off[j] words, all forwarded
+        BLT     ag_general              ; fast path: c >= 2
         STI     IR0, *+AR0(RING_FWD_OFS)
         LDI     *AR0, R0
-        RPTS    AR5
+        RPTS    R1
         LDI     *AR0, R0
 ||      STI     R0, *AR2++
 * write the own slice: R0 = the last word of lap 1, not stored yet
-ag_fw:  STI     R0, *AR2++
-||      STI     R3, *AR0
-        STI     R2, *AR0
-        LDI     *AR4++, R3
-        RPTS    AR6
-        LDI     *AR4++, R3
-||      STI     R3, *AR0
-        STI     R3, *AR0                ; AR4 -> x[off[j+1]]
-* lap 2, set up before its first word arrives.  Its loops run one pass
-* more than they read words: the first pass stores R0 = the last own word
-* again at x[off[j+1] - 1] (where it is already), so no read precedes the
-* RPTS.
+ag_fw:  WRITEOWN
+* lap 2: p = s(j+1) words kept, then f = V - off[j+2] forwarded.  Its loops
+* run one pass more than they read words: the first pass stores R0 = the
+* last own word again at x[off[j+1] - 1], where it is already, so that no
+* read precedes the RPTS, which is set up before the first word arrives.
         LDI     R3, R0
-        NOP     *AR4--                  ; AR4 -> x[off[j+1] - 1]
-        LDI     *+AR0(NODE_ID_OFS), R3
-        LDI     *+AR0(NODE_COUNT_OFS), R2
-        LDI     AR3, AR5
-        ADDI    R2, AR5                 ; AR5 -> off[N] = V
-        SUBI    1, R2
-        CMPI    R2, R3
-        RETSEQ                          ; node N-1: no lap 2
+        LDI     *+AR1(2), R1            ; off[j+2]
         LDI     *AR5, R2
-        SUBI    *+AR1(2), R2            ; f = V - off[j+2]: forwarded
-        LDI     R2, R3
-        SUBI    1, R3
-        LDI     R3, IR1                 ; IR1 = f - 1
-        LDI     *+AR1(2), R1
-        SUBI    *+AR1(1), R1            ; p = s(j+1): kept
+        SUBI    R1, R2                  ; R2 = f
+        SUBI    *+AR1(1), R1
         SUBI    1, R1                   ; R1 = p - 1
-        BLT     ag_l2f
-        CMPI    0, R3
-        BLT     ag_l2p
-        RPTS    R1                      ; p kept, then f forwarded
+        BLTD    ag_l2f                  ; p = 0
+        NOP     *AR4--                  ; AR4 -> x[off[j+1] - 1]
+        LDI     R2, R3
+        SUBI    1, R3                   ; R3 = f - 1 (the flags of ag_l2p, ag_l2f)
+        BLTD    ag_l2p                  ; f = 0
+        NOP
+        NOP
+        NOP
+        RPTS    R1                      ; p kept,
         LDI     *AR0, R0
 ||      STI     R0, *AR4++
-        STI     R2, *+AR0(RING_FWD_OFS)
-        RPTS    IR1
+        STI     R2, *+AR0(RING_FWD_OFS) ; then f forwarded
+        RPTS    R3
         LDI     *AR0, R0
 ||      STI     R0, *AR4++
         STI     R0, *AR4
@@ -265,63 +266,55 @@ ag_l2p: RPTS    R1                      ; p kept, nothing forwarded
 ||      STI     R0, *AR4++
         STI     R0, *AR4
         RETS
-ag_l2f: CMPI    0, R3                   ; nothing kept, f forwarded
-        RETSLT
+ag_l2f: RETSLT                          ; nothing kept; f forwarded if any
         STI     R2, *+AR0(RING_FWD_OFS)
-        RPTS    IR1
+        RPTS    R3
         LDI     *AR0, R0
 ||      STI     R0, *AR4++
         STI     R0, *AR4
         RETS
 * no lap 1 (node 0, or every slice before this one empty): write at once
-ag_f0:  LDI     *AR4++, R3
-        LDI     *AR4++, R2
-        BRD     ag_fw+3
+ag_f0:  BRD     ag_fw+3
         STI     R3, *AR0
         STI     R2, *AR0
         LDI     *AR4++, R3
-* node N-1: lap 1 keeps slice 0 (s0 >= 2), forwards slices 1 .. N-2
+* node N-1: lap 1 keeps slice 0 (s0 >= 2), forwards slices 1 .. N-2, then
+* writes its slice; no lap 2
 ag_flast:
-        LDI     *+AR3(1), R0            ; s0
-        CMPI    2, R0
-        BLT     ag_general
-        SUBI    2, R0
-        LDI     R0, AR5                 ; s0 - 2
-        LDI     *AR1, R1
-        SUBI    *+AR3(1), R1            ; f1 = off[N-1] - s0
-        LDI     R1, IR0
-        SUBI    1, R1                   ; f1 - 1
-        LDI     *AR4++, R3
-        LDI     *AR4++, R2
         CMPI    0, R1
-        BLT     ag_fl2
+        RETSEQ                          ; one node: nothing to do
+        LDI     *+AR3(1), R1            ; s0
+        SUBI3   R1, R0, IR0             ; f1 = off[N-1] - s0
+        SUBI    2, R1
+        BLT     ag_general              ; fast path: s0 >= 2
+        LDI     IR0, AR5
+        SUBI    1, AR5                  ; f1 - 1
+        CMPI    0, AR5
+        BLTD    ag_fl2                  ; N = 2: nothing to forward
         LDI     *AR0, R0
-        RPTS    AR5
-        LDI     *AR0, R0
-||      STI     R0, *AR2++
-        STI     IR0, *+AR0(RING_FWD_OFS)
+        NOP
+        NOP
         RPTS    R1
         LDI     *AR0, R0
 ||      STI     R0, *AR2++
-        BRD     ag_fw+3                 ; the first three instructions of
-        STI     R0, *AR2++              ; ag_fw in the delay slots
-||      STI     R3, *AR0
-        STI     R2, *AR0
-        LDI     *AR4++, R3
-ag_fl2: LDI     *AR0, R0                ; N = 2: slice 0 only, not forwarded
+        STI     IR0, *+AR0(RING_FWD_OFS)
         RPTS    AR5
         LDI     *AR0, R0
 ||      STI     R0, *AR2++
-        BRD     ag_fw+3
-        STI     R0, *AR2++
-||      STI     R3, *AR0
-        STI     R2, *AR0
-        LDI     *AR4++, R3
+        WRITEOWN
+        RETS
+ag_fl2: RPTS    R1
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+        WRITEOWN
+        RETS
 
 * the general path: any slice table, segment by segment
 ag_general:
         LDI     *+AR0(NODE_ID_OFS), R3
         LDI     *+AR0(NODE_COUNT_OFS), R2
+        CMPI    1, R2
+        RETSLE                          ; one node: nothing to do
         LDI     AR3, AR1
         ADDI    R3, AR1                 ; AR1 -> off[j]
         LDI     *+AR3(1), R0            ; s0 = off[1]

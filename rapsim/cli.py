@@ -23,6 +23,8 @@ COMMANDS: list[tuple[str, str]] = [
     ("ar", "rapsim.commands.archive"),
     ("dis", "rapsim.commands.disassemble"),
     ("run", "rapsim.commands.run"),
+    ("cc", "rapsim.commands.cc"),
+    ("train", "rapsim.commands.train"),
 ]
 
 

@@ -118,6 +118,18 @@ class HostDaemon:
         self.stdin = stdin
         self.nodes: dict[int, NodeFiles] = {}
         self.calls = 0
+        #: services added by a host program (:meth:`add_service`)
+        self.extra_services: dict[int, Callable] = {}
+
+    def add_service(self, number: int, handler: Callable) -> None:
+        """Serve ``number`` with ``handler(sim, node, args, extra) -> result``
+        (``args``: arg0..arg4; ``extra``: {word offset: value} to write into
+        the block besides the result; raise :class:`DaemonError` to fail the
+        call with an error number).  The training host (``rap train``) serves
+        TRAIN (12) this way; docs/syscalls.md."""
+        if number in SERVICES:
+            raise ValueError(f"service {number} is the daemon's own ({SERVICES[number]})")
+        self.extra_services[number] = handler
 
     # -- paths ------------------------------------------------------------------
     def resolve(self, path: str) -> str:
@@ -230,6 +242,9 @@ class HostDaemon:
             data = self._read_mem(core, node, addr, count)
             _write_all(self._file(files, fd), data.astype("<u4").tobytes())
             return count
+        handler = self.extra_services.get(service)
+        if handler is not None:
+            return handler(sim, node, args, extra)
         raise DaemonError(errno.ENOSYS, f"unknown service {service}")
 
     # -- helpers ------------------------------------------------------------------

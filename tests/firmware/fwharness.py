@@ -277,6 +277,20 @@ def text_at(sim: Simulator, addr: int, node: int = 0, limit: int = 64) -> str:
     return "".join(out)
 
 
+ULP = 2.0 ** -23        # one unit in the last place of a C30 single (24-bit mantissa)
+
+
+def assert_close(got, exact, scale, ulps: float, what: str = "") -> None:
+    """|got - exact| <= ulps * 2^-23 * scale, elementwise (scale: the size
+    of the quantities the rounding errors are relative to)."""
+    got, exact = np.asarray(got, dtype=float), np.asarray(exact, dtype=float)
+    bound = ulps * ULP * np.broadcast_to(np.abs(scale), exact.shape) + 1e-37
+    err = np.abs(got - exact)
+    bad = err > bound
+    assert not bad.any(), (f"{what}: {int(bad.sum())} of {bad.size} off; worst error "
+                           f"{float(err.max()):.3g}, bound there {float(bound[np.argmax(err)]):.3g}")
+
+
 def floats(sim: Simulator, addr: int, n: int, node: int = 0) -> np.ndarray:
     return sim.read_floats(addr, n, node)
 

@@ -1,0 +1,68 @@
+"""Training speed of the speech-style MLP (examples/speech.net, 234-512-61)
+on the simulated RAP: MCPS, MCUPS and host seconds per simulated training
+pattern on 4, 16, 40 and 64 nodes (docs/compiler.md, "Performance").
+
+    python benchmarks/bench_train.py [PATTERNS]     print the table (default 16)
+    pytest benchmarks/bench_train.py --benchmark-only
+
+Each point is :func:`rapsim.compiler.train.measure`: one epoch of PATTERNS
+random patterns (on-line training) and an evaluation pass over them and as
+many more (forward only), at the default machine configuration (16 MHz,
+SRAM 0 wait states, DRAM 2).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+from rapsim.compiler.parser import parse_file
+from rapsim.compiler.train import measure
+from rapsim.config import MachineConfig
+
+SPEECH = os.path.join(os.path.dirname(__file__), "..", "examples", "speech.net")
+NODES = (4, 16, 40, 64)
+#: the RAP's published figures (../shared/RAP-REFERENCE.md)
+PUBLISHED = {20: "200-300 MCPS, 30-60 MCUPS", 40: "574 MCPS, 106 MCUPS"}
+
+
+def point(nodes: int, patterns: int = 16) -> dict:
+    net = parse_file(SPEECH)
+    t0 = time.perf_counter()
+    res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
+                  test_patterns=patterns)
+    wall = time.perf_counter() - t0
+    p = res.performance.to_dict()
+    return {"nodes": nodes, "mcps": p["mcps"], "mcups": p["mcups"],
+            "mcps_pct": p["mcps_percent_of_peak"], "mcups_pct": p["mcups_percent_of_peak"],
+            "train_cycles_per_pattern": p["train"]["cycles"] / p["train"]["patterns"],
+            "eval_cycles_per_pattern": p["evaluate"]["cycles"] / p["evaluate"]["patterns"],
+            "host_s_per_pattern": res.host_seconds_per_pattern, "wall_s": wall,
+            "stall_fraction": p["train"]["stall_fraction"],
+            "ring_utilisation": p["train"]["ring_utilisation"]}
+
+
+@pytest.mark.parametrize("nodes", NODES)
+def test_speech_mlp(benchmark, nodes):
+    r = benchmark.pedantic(point, args=(nodes, 4), rounds=1, iterations=1)
+    benchmark.extra_info.update(r)
+    assert r["mcps"] > r["mcups"] > 0
+
+
+def main(patterns: int) -> None:
+    print(f"234-512-61 MLP, {patterns} training + {2 * patterns} evaluation patterns per point")
+    print(f"{'nodes':>5} {'MCPS':>8} {'%peak':>6} {'MCUPS':>8} {'%peak':>6} "
+          f"{'cyc/trn':>8} {'cyc/fwd':>8} {'host s/pat':>10}  published")
+    for n in NODES:
+        r = point(n, patterns)
+        print(f"{n:>5} {r['mcps']:>8.1f} {r['mcps_pct']:>6.1f} {r['mcups']:>8.1f} "
+              f"{r['mcups_pct']:>6.1f} {r['train_cycles_per_pattern']:>8.0f} "
+              f"{r['eval_cycles_per_pattern']:>8.0f} {r['host_s_per_pattern']:>10.3f}  "
+              f"{PUBLISHED.get(n, '')}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 16)

@@ -1,0 +1,61 @@
+"""Compile a network into a linked RAP image: lower, generate, assemble,
+link with the firmware, and check the layout the linker chose.
+
+>>> prog = compile_network(network, nodes=4)
+>>> prog.source      # the generated assembly
+>>> prog.image       # the executable image (rapsim.asm.objfile.Image)
+>>> prog.plan        # partition and memory layout (rapsim.compiler.lower.Plan)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapsim import firmware
+from rapsim.asm.objfile import Image
+from rapsim.compiler.codegen import generate
+from rapsim.compiler.ir import Network
+from rapsim.compiler.lower import STACK_RESERVE, LoweringError, Plan, lower
+from rapsim.errors import RapError
+from rapsim.memmap import MemoryConfig
+
+
+@dataclass
+class Program:
+    plan: Plan
+    source: str
+    image: Image
+
+    def address(self, sym: str) -> int:
+        return self.image.symbols[sym]
+
+
+def assemble(plan: Plan, source: str) -> Image:
+    """Assemble and link ``source`` with crt0 and the firmware library."""
+    from rapsim.toolchain import build_text
+    try:
+        return build_text(source, include_dirs=[firmware.include_dir()],
+                          libraries=firmware.link_inputs(), memory=plan.memory)
+    except RapError as e:
+        raise RapError(f"the program generated for network {plan.network.name!r} on "
+                       f"{plan.nodes} nodes does not assemble or link: {e}") from None
+
+
+def check_layout(plan: Plan, image: Image) -> None:
+    """Everything the generated code assumes of the placement: all .data on
+    the page DP points at, and room for the stack in SRAM."""
+    syms = image.symbols
+    if syms["nv"] >> 16 != (syms["dataend"] - 1) >> 16:
+        raise LoweringError("the program's variables straddle a 64K-word page")
+    room = syms["__SRAM_end"] - syms["__SRAM_free"]
+    if room < STACK_RESERVE:
+        raise LoweringError(f"{plan.network.name}: code, vectors and weights leave "
+                            f"{room} words of SRAM for the stack (need {STACK_RESERVE})")
+
+
+def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None) -> Program:
+    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes."""
+    plan = lower(network, nodes, memory)
+    source = generate(plan)
+    image = assemble(plan, source)
+    check_layout(plan, image)
+    return Program(plan, source, image)

@@ -1,0 +1,459 @@
+"""Code generation: a lowered :class:`~rapsim.compiler.lower.Plan` as one SPMD
+assembly program that trains on-line and then evaluates, calling the
+firmware's kernels (docs/firmware.md) and ring collectives.
+
+The program (docs/compiler.md, "The generated program")::
+
+    main:   pick this node's row of the per-node table (NODE_ID)
+    epoch:  TRAIN(0, e) host call -> patterns P (0: training is over,
+            return 0: crt0 exits);
+            the host has written the learning rate and the epoch's order
+            for each of P patterns (on-line back-propagation):
+                copy the input record into the input layers' vectors
+                forward pass (forward order): mxv per incoming full
+                    connect, bus connects elementwise, the activation on
+                    the own slice, all-gather if other nodes need it
+                backward pass (backward order): error signal of the own
+                    slice (target error at outputs; reduce-scatter of the
+                    partial sums, times the derivative, at hidden layers),
+                    then per incoming connect: W^T d into the source's
+                    partial error sums (mxtv) and the weight update (mxout
+                    or mxoutm with momentum), bias update
+            barrier
+            TRAIN(1, e) -> patterns T of the evaluation pass (the training
+            set, then the test set): forward pass and a log of each node's
+            output slice (the host computes loss and accuracy from them);
+            barrier; next epoch
+
+Run without the ``rap train`` host (``rap run``), the first TRAIN call fails
+(ENOSYS) and the program stops with a message and exit status 2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapsim.compiler.lower import LayerPlan, Plan
+from rapsim.errors import RapError
+
+#: Host-call service of the training host (docs/syscalls.md); also in rap.inc
+SYS_TRAIN = 12
+TRAIN_EPOCH, TRAIN_TEST = 0, 1
+
+INT_REGS = ("AR2", "AR3", "AR4", "AR5", "AR6", "IR0", "IR1")
+FLOAT_REGS = ("R2", "R3")
+
+#: Words the host writes before the run and at every TRAIN call (host vars).
+HOST_VARS = ("hv_db_in", "hv_db_tgt", "hv_in_stride", "hv_tgt_stride", "hv_order")
+HOST_FLOATS = ("hv_eta",)
+
+NO_HOST_MESSAGE = ("this program trains under 'rap train' (or rapsim.compiler.train), "
+                   "whose host serves its TRAIN calls\n")
+
+
+# argument values of a kernel call
+@dataclass(frozen=True)
+class Imm:
+    """An integer constant."""
+    value: int
+
+
+@dataclass(frozen=True)
+class Addr:
+    """The address of a symbol, plus an offset (the same on every node)."""
+    sym: str
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Var:
+    """The contents of a word of .data (a host or per-node variable)."""
+    sym: str
+
+
+class _Emitter:
+    """Collects the text, .data and the per-node table of the program."""
+
+    def __init__(self, nodes: int):
+        self.nodes = nodes
+        self.text: list[str] = []
+        self.data: list[str] = []
+        self.consts: dict[str, str] = {}
+        self.nv: dict[str, list[str]] = {}
+
+    def ins(self, op: str, *operands: str, comment: str = "") -> None:
+        line = f"        {op:<8}{', '.join(operands)}"
+        self.text.append(f"{line:<48}; {comment}" if comment else line)
+
+    def label(self, name: str) -> None:
+        self.text.append(f"{name}:")
+
+    def comment(self, text: str) -> None:
+        self.text.append(f"* {text}")
+
+    def const(self, expr: str) -> str:
+        """A .data word holding ``expr`` (an address or a large number)."""
+        if expr not in self.consts:
+            self.consts[expr] = f"k{len(self.consts)}"
+        return self.consts[expr]
+
+    def pernode(self, name: str, values: list) -> Var:
+        """A per-node variable: node k reads ``values[k]`` at @name."""
+        sym = f"nv_{name}"
+        vals = [str(v) for v in values]
+        if len(set(vals)) == 1:                  # the same everywhere: a constant
+            return Var(self.const(vals[0]))
+        if sym in self.nv and self.nv[sym] != vals:
+            raise AssertionError(f"per-node variable {sym} defined twice")
+        self.nv[sym] = vals
+        return Var(sym)
+
+    def load(self, reg: str, v) -> None:
+        if isinstance(v, Imm):
+            if -32768 <= v.value <= 32767:
+                self.ins("LDI", str(v.value), reg)
+            else:
+                self.ins("LDI", "@" + self.const(str(v.value)), reg)
+        elif isinstance(v, Addr):
+            expr = v.sym if not v.offset else f"{v.sym}+{v.offset}"
+            self.ins("LDI", "@" + self.const(expr), reg)
+        elif isinstance(v, Var):
+            self.ins("LDI", "@" + v.sym, reg)
+        else:
+            raise TypeError(v)
+
+    def call(self, fn: str, ints=(), floats=(), comment: str = "") -> None:
+        for reg, v in zip(INT_REGS, ints):
+            self.load(reg, v)
+        for reg, v in zip(FLOAT_REGS, floats):
+            self.ins("LDF", "@" + v.sym, reg)
+        self.ins("CALL", fn, comment=comment)
+
+
+class _Gen:
+    """Generates the program of one plan."""
+
+    def __init__(self, plan: Plan):
+        self.p = plan
+        self.e = _Emitter(plan.nodes)
+        self.n = plan.nodes
+
+    # -- per-node values of a layer -------------------------------------------------
+    def rows(self, lp: LayerPlan) -> Var | Imm:
+        return self.e.pernode(f"rows_{lp.name}", [lp.split.rows(k) for k in range(self.n)])
+
+    def _ptr(self, tag: str, lp: LayerPlan, sym: str, offsets: list[int]):
+        return self.e.pernode(f"{tag}_{lp.name}",
+                              [f"{sym}+{o}" if o else sym for o in offsets])
+
+    def act_own(self, lp: LayerPlan):
+        """Node k's slice of a layer's activations."""
+        return self._ptr("act", lp, lp.act.name, [lp.act_offset(k) for k in range(self.n)])
+
+    def net_own(self, lp: LayerPlan):
+        full = lp.net.words == lp.layer.size and lp.kind == "softmax"
+        return self._ptr("net", lp, lp.net.name,
+                         [lp.split.lo(k) if full else 0 for k in range(self.n)])
+
+    def err_own(self, lp: LayerPlan):
+        return self._ptr("err", lp, lp.err.name,
+                         [lp.split.lo(k) if lp.reduced else 0 for k in range(self.n)])
+
+    def off_table(self, lp: LayerPlan) -> Addr:
+        sym = f"off_{lp.name}"
+        if not any(line.startswith(sym + ":") for line in self.e.data):
+            self.e.data.append(f"{sym}:")
+            self.e.data.append("        .word   " + ", ".join(map(str, lp.split.off)))
+        return Addr(sym)
+
+    def barrier(self) -> None:
+        """Every node has finished the phase (the host then reads all logs)."""
+        if self.n > 1:
+            self.e.ins("CALL", "_ring_barrier", comment="all nodes done")
+
+    def gather(self, lp: LayerPlan, buf) -> None:
+        if self.n > 1:
+            self.e.call("_ring_allgather", [Addr(buf.name), self.off_table(lp)],
+                        comment=f"all-gather {buf.name}")
+
+    # -- the passes -------------------------------------------------------------------
+    def load_inputs(self) -> None:
+        e, p = self.e, self.p
+        for name in p.inputs:
+            lp = p.layers[name]
+            e.ins("LDI", "@cur", "R0")
+            e.ins("MPYI", "@hv_in_stride", "R0")
+            e.ins("ADDI", "@hv_db_in", "R0")
+            if p.input_offset[name]:
+                e.ins("ADDI", str(p.input_offset[name]), "R0")
+            e.ins("LDI", "R0", "AR3")
+            e.load("AR2", Addr(lp.act.name))
+            e.load("AR4", Imm(lp.layer.size))
+            e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
+
+    def forward(self) -> None:
+        e, p = self.e, self.p
+        for name in p.forward:
+            lp = p.layers[name]
+            e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
+            rows, net = self.rows(lp), self.net_own(lp)
+            first = True
+            for cp in (c for c in p.connects if c.connect.dst == name):
+                src = p.layers[cp.connect.src]
+                if cp.kind == "full":
+                    if first:
+                        b = Addr(lp.bias.name) if lp.bias else Imm(0)
+                    else:
+                        b = net
+                    e.call("_mxv", [net, Addr(cp.weights.name), Addr(src.act.name), rows,
+                                    Imm(src.layer.size), b], comment=f"{cp.connect.name}: y = W x")
+                else:                                   # bus: y += w .* x
+                    tmp = Addr(lp.tmp.name)
+                    e.call("_vmul", [tmp, Addr(cp.weights.name), self.act_own(src), rows],
+                           comment=f"{cp.connect.name}: w .* x")
+                    if first and lp.bias:
+                        e.call("_vadd", [net, tmp, Addr(lp.bias.name), rows])
+                    elif first:
+                        e.call("_vcopy", [net, tmp, rows])
+                    else:
+                        e.call("_vadd", [net, net, tmp, rows])
+                first = False
+            act = self.act_own(lp)
+            if lp.kind == "sigmoid":
+                e.call("_vsigmoid", [act, net, rows])
+            elif lp.kind == "tanh":
+                e.call("_vtanh", [act, net, rows])
+            elif lp.kind == "linear":
+                e.call("_vcopy", [act, net, rows])
+            elif lp.kind == "softmax":
+                self.gather(lp, lp.net)
+                e.call("_vsoftmax", [Addr(lp.act.name), Addr(lp.net.name), Imm(lp.layer.size)])
+            else:
+                raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
+            if lp.gathered and lp.kind != "softmax":
+                self.gather(lp, lp.act)
+
+    def log_outputs(self) -> None:
+        e = self.e
+        for name in self.p.outputs:
+            lp = self.p.layers[name]
+            rows = self.rows(lp)
+            e.call("_vcopy", [Var(f"hv_log_{name}"), self.act_own(lp), rows],
+                   comment=f"log {name}")
+            e.ins("LDI", f"@hv_log_{name}", "R0")
+            e.ins("ADDI", "@" + rows.sym, "R0")
+            e.ins("STI", "R0", f"@hv_log_{name}")
+
+    def deriv(self, lp: LayerPlan) -> str:
+        return {"sigmoid": "_vsigmoid_deriv", "tanh": "_vtanh_deriv"}.get(lp.kind, "")
+
+    def backward(self) -> None:
+        e, p = self.e, self.p
+        for name in p.backward:
+            lp = p.layers[name]
+            if lp.err is not None:
+                e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
+                       comment=f"clear {lp.err.name}")
+        for name in p.backward:
+            lp = p.layers[name]
+            e.comment(f"backward: {name}")
+            rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
+            tmp = Addr(lp.tmp.name)
+            if name in p.outputs:
+                # target record of this node's slice
+                toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
+                                                  for k in range(self.n)])
+                e.ins("LDI", "@cur", "R0")
+                e.ins("MPYI", "@hv_tgt_stride", "R0")
+                e.ins("ADDI", "@hv_db_tgt", "R0")
+                e.ins("ADDI", "@" + toff.sym, "R0")
+                e.ins("LDI", "R0", "AR3")
+                e.load("AR2", delta)
+                e.load("AR4", act)
+                e.load("AR5", rows)
+                e.ins("CALL", "_vsub", comment="d = t - y")
+                if p.network.training.error == "mse" and self.deriv(lp):
+                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+                    e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+            else:
+                if lp.reduced and self.n > 1:
+                    e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
+                           comment=f"sum the partial errors of {name}")
+                err = self.err_own(lp)
+                if self.deriv(lp):
+                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+                    e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
+                else:
+                    e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
+            if lp.bias:
+                self.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
+            for cp in (c for c in p.connects if c.connect.dst == name):
+                src = p.layers[cp.connect.src]
+                W = Addr(cp.weights.name)
+                if cp.kind == "full":
+                    if src.err is not None:
+                        e.call("_mxtv", [Addr(src.err.name), W, delta, rows, Imm(src.layer.size)],
+                               comment=f"{cp.connect.name}: e += W^T d")
+                    if cp.momentum is not None:
+                        e.call("_mxoutm", [W, delta, Addr(src.act.name), rows,
+                                           Imm(src.layer.size), Addr(cp.momentum.name)],
+                               [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
+                    else:
+                        e.call("_mxout", [W, delta, Addr(src.act.name), rows,
+                                          Imm(src.layer.size)], [Var("hv_eta")],
+                               comment="W += eta d x^T")
+                else:
+                    if src.err is not None:
+                        e.call("_vmul", [tmp, W, delta, rows], comment=f"{cp.connect.name}: w d")
+                        serr = self.err_own(src)
+                        e.call("_vadd", [serr, serr, tmp, rows])
+                    e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
+                    self.update_vector(W, cp.momentum, tmp, rows, "bus weights")
+
+    def update_vector(self, w: Addr, m, g: Addr, rows, what: str) -> None:
+        """w += eta g, or with momentum m = alpha m + eta g, w += m."""
+        e = self.e
+        if m is None:
+            e.call("_vaxpy", [w, g, rows], [Var("hv_eta")], comment=f"{what} += eta d")
+            return
+        M = Addr(m.name)
+        e.call("_vscale", [M, M, rows], [Var("falpha")], comment=f"{what}: m = alpha m")
+        e.call("_vaxpy", [M, g, rows], [Var("hv_eta")], comment="m += eta d")
+        e.call("_vadd", [w, w, M, rows], comment=f"{what} += m")
+
+    # -- the program ------------------------------------------------------------------
+    def hostcall(self, op: int, arg: str | None = None) -> None:
+        e = self.e
+        e.ins("LDI", str(SYS_TRAIN), "R0")
+        e.ins("LDI", str(op), "AR2")
+        e.ins("LDI", arg or "0", "AR3")
+        e.ins("CALL", "_hostcall", comment="TRAIN host call")
+
+    def pattern_loop(self, label: str, train: bool) -> None:
+        """R4 patterns in the order the host wrote at hv_order: train them
+        (forward, backward, update) or evaluate them (forward, log)."""
+        e = self.e
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
+        e.label(label)
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        self.forward()
+        if train:
+            self.backward()
+        else:
+            self.log_outputs()
+        e.ins("SUBI", "1", "R4")
+        e.ins("BNZ", label)
+
+    def program(self) -> str:
+        e, p = self.e, self.p
+        net = p.network
+        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
+                  f"{net.connections()} connections, on {self.n} nodes")
+        e.label("_main")
+        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
+        e.ins("LDI", "@k_ring", "AR0")
+        e.ins("NOP")
+        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
+        e.ins("CMPI", str(self.n), "R0")
+        e.ins("BNE", "wrong_n")
+        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
+        e.ins("MPYI", "NV_WORDS", "R0")
+        e.ins("ADDI", "@k_nvtab", "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.ins("LDI", "@k_nv", "AR2")
+        e.ins("LDI", "NV_WORDS", "AR4")
+        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+        e.ins("LDI", "0", "R5", comment="R5: epoch")
+        e.label("epoch")
+        self.hostcall(TRAIN_EPOCH, "R5")
+        e.ins("LDI", "R0", "R4", comment="R4: patterns left")
+        e.ins("BLT", "no_host")
+        e.ins("BZ", "done")
+        self.pattern_loop("pattern", train=True)
+        self.barrier()
+        self.hostcall(TRAIN_TEST, "R5")
+        e.ins("LDI", "R0", "R4")
+        e.ins("BLE", "next")
+        self.pattern_loop("tpattern", train=False)
+        self.barrier()
+        e.label("next")
+        e.ins("ADDI", "1", "R5")
+        e.ins("BR", "epoch")
+        e.label("done")
+        e.ins("LDI", "0", "R0")
+        e.ins("RETS")
+        e.label("wrong_n")
+        e.ins("LDI", "@k_wrongmsg", "AR3")
+        e.ins("LDI", "wrongmsg_end-wrongmsg", "AR4")
+        e.ins("BR", "fail")
+        e.label("no_host")
+        e.ins("LDI", "@k_nohostmsg", "AR3")
+        e.ins("LDI", "nohostmsg_end-nohostmsg", "AR4")
+        e.label("fail")
+        e.ins("LDI", "STDERR", "AR2")
+        e.ins("CALL", "_write")
+        e.ins("LDI", "2", "AR2")
+        e.ins("CALL", "_exit")
+        return self.assemble_text()
+
+    def callees(self) -> set[str]:
+        """The firmware routines the program calls (imported with .global)."""
+        return {line.split()[1] for line in self.e.text
+                if line.split()[:1] == ["CALL"] and line.split()[1] != "_main"}
+
+    def assemble_text(self) -> str:
+        e, p = self.e, self.p
+        out = ['        .include "rap.inc"',
+               "        .global _main, " + ", ".join(sorted(self.callees())),
+               "        .global " + ", ".join(("cur",) + HOST_VARS + HOST_FLOATS
+                                           + tuple(f"hv_log_{n}" for n in p.outputs)),
+               "        .text"]
+        out += e.text
+        out.append("        .data")
+        # every variable and constant below sits on one DP page
+        out.append("nv:")
+        for sym in e.nv:
+            out.append(f"{sym}: .word 0")
+        out.append("NV_WORDS .set " + str(max(len(e.nv), 1)) + ("" if e.nv else "  ; (empty)"))
+        if not e.nv:
+            out.append("        .word 0")
+        out.append("cur:    .word 0")
+        for v in HOST_VARS:
+            out.append(f"{v}: .word 0")
+        for n in p.outputs:
+            out.append(f"hv_log_{n}: .word 0")
+        out.append("hv_eta: .float 0.0")
+        out.append("fzero:  .float 0.0")
+        out.append(f"falpha: .float {p.momentum!r}")
+        out.append("k_ring: .word RINGIO_BASE")
+        out.append("k_nv:   .word nv")
+        out.append("k_nvtab: .word nvtab")
+        out.append("k_wrongmsg: .word wrongmsg")
+        out.append("k_nohostmsg: .word nohostmsg")
+        for expr, sym in e.consts.items():
+            out.append(f"{sym}: .word {expr}")
+        out += e.data
+        out.append("nvtab:")
+        for k in range(self.n):
+            vals = [e.nv[s][k] for s in e.nv] or ["0"]
+            out.append("        .word   " + ", ".join(vals))
+        out.append("wrongmsg:")
+        out.append(f'        .string "this program was compiled for {self.n} node'
+                   f'{"s" if self.n > 1 else ""}", 10')
+        out.append("wrongmsg_end:")
+        out.append("nohostmsg:")
+        out.append(f'        .string "{NO_HOST_MESSAGE.strip()}", 10')
+        out.append("nohostmsg_end:")
+        out.append("dataend:")
+        out.append("        .global dataend, nv")
+        # buffers
+        for b in p.buffers:
+            out.append(f"        .global {b.name}")
+            out.append(f'{b.name} .usect "{b.section}", {b.words}')
+        return "\n".join(out) + "\n"
+
+
+def generate(plan: Plan) -> str:
+    """The assembly source of ``plan``'s SPMD training program."""
+    return _Gen(plan).program()

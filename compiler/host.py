@@ -1,0 +1,256 @@
+"""The training host: what the RAP's UNIX daemon did for a CLONES run.
+
+It has every node's memory mapped (it writes through the
+:class:`~rapsim.machine.Simulator`): before the run it writes each node's
+rows of the initial weights, zeroed momentum, and the pattern database into
+every node's memory; during the run it serves the program's TRAIN host calls
+(service 12, docs/syscalls.md):
+
+``TRAIN(0, e)``  before epoch e.  For e > 0 the host first reads the output
+                 logs of epoch e-1 from every node (all nodes have passed the
+                 barrier that ends it), computes loss and accuracy, and asks
+                 the schedule (CLONES' next_learning_rate) for the next rate.
+                 It writes the rate and epoch e's pattern order into the
+                 calling node's memory and answers the number of patterns
+                 (0: training is over; the program returns).
+``TRAIN(1, e)``  after epoch e's training patterns: writes the evaluation
+                 order (every training record, then every test record) and
+                 answers their number; the program logs each node's output
+                 slice of each of them.
+
+Each node makes its own calls and gets the same answers (the decision of an
+epoch is made once, at the first call, and cached), so nothing depends on the
+order in which the simulator runs the nodes.  At every call the host notes the
+node's cycle count and counters: the phases between calls give the simulated
+time of training and of evaluation, from which :mod:`rapsim.compiler.train`
+computes MCUPS and MCPS.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+import numpy as np
+
+from rapsim.compiler.build import Program
+from rapsim.compiler.codegen import SYS_TRAIN, TRAIN_EPOCH, TRAIN_TEST
+from rapsim.compiler.lower import STACK_RESERVE, LoweringError
+from rapsim.compiler.reference import Weights
+from rapsim.memmap import DRAM_BASE
+
+
+class PatternData(Protocol):
+    """A pattern database as the nodes see it (e.g.
+    :class:`rapsim.compiler.data.PatternSet`): one input record and one
+    target record per pattern (all input layers' values, resp. all output
+    layers' targets, side by side in the network's order)."""
+    inputs: np.ndarray          # (P, input words)
+    targets: np.ndarray         # (P, target words)
+
+
+def _records(p: PatternData | None) -> tuple[np.ndarray, np.ndarray]:
+    if p is None:
+        return np.zeros((0, 0)), np.zeros((0, 0))
+    x = np.asarray(p.inputs, dtype=np.float64)
+    t = np.asarray(p.targets, dtype=np.float64)
+    return x.reshape(len(x), -1), t.reshape(len(t), -1)
+
+
+@dataclass
+class _Records:
+    inputs: np.ndarray
+    targets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+
+@dataclass
+class Mark:
+    """One TRAIN call of one node: when, and the node's counters then."""
+    node: int
+    op: int
+    epoch: int
+    cycle: int
+    counters: dict
+    link_words: int
+
+
+@dataclass
+class EpochDecision:
+    rate: float
+    patterns: int
+
+
+class TrainingHost:
+    """Loads a compiled program's data into a simulator and serves its
+    TRAIN calls.
+
+    ``decide(epoch, outputs) -> rate`` is called once per epoch boundary
+    (``epoch`` about to run; ``outputs``: those of the evaluation pass after
+    the previous epoch, training patterns then test patterns, as
+    (patterns, output units); None before the first epoch); 0 stops.
+    ``order(epoch) -> indices`` gives the training records of an epoch.
+    """
+
+    def __init__(self, program: Program, train: PatternData, test: PatternData | None,
+                 order: Callable[[int], np.ndarray],
+                 decide: Callable[[int, np.ndarray | None], float]):
+        self.program = program
+        self.plan = program.plan
+        self.train = _Records(*_records(train))
+        self.test = _Records(*_records(test)) if test is not None and len(test.inputs) else None
+        self.order = order
+        self.decide = decide
+        self.marks: list[Mark] = []
+        self.decisions: dict[int, EpochDecision] = {}
+        self.rates: list[float] = []
+        self._orders: dict[int, np.ndarray] = {}
+        plan = self.plan
+        if not len(self.train):
+            raise ValueError("there are no training patterns")
+        if self.train.inputs.shape[1] != plan.input_words:
+            raise ValueError(f"input records have {self.train.inputs.shape[1]} values, the "
+                             f"network's input layers {plan.input_words}")
+        if self.train.targets.shape[1] != plan.target_words:
+            raise ValueError(f"target records have {self.train.targets.shape[1]} values, the "
+                             f"network's output layers {plan.target_words}")
+        if self.test is not None and (self.test.inputs.shape[1] != plan.input_words
+                                      or self.test.targets.shape[1] != plan.target_words):
+            raise ValueError("the test records do not have the training records' shape")
+
+    # -- the database layout ------------------------------------------------------------
+    def _layout(self) -> None:
+        plan, sym = self.plan, self.program.image.symbols
+        records = len(self.train) + (len(self.test) if self.test else 0)
+        sizes = {"in": records * plan.input_words, "tgt": records * plan.target_words,
+                 "order": records}
+        for name in plan.outputs:
+            sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
+        total = sum(sizes.values())
+        sram_lo = sym["__SRAM_free"] + STACK_RESERVE + 256
+        if sram_lo + total <= sym["__SRAM_end"]:
+            base = sym["__SRAM_end"] - total
+            self.db_region = "sram"
+        else:
+            dram_used = [sym[b.name] + b.words for b in plan.buffers if b.region == "dram"]
+            base = max(dram_used, default=DRAM_BASE)
+            self.db_region = "dram"
+            if base + total > DRAM_BASE + plan.memory.dram_words:
+                raise LoweringError(f"the pattern database ({total} words per node) does not fit "
+                                    "in a node's DRAM")
+        self.addr = {}
+        for k, n in sizes.items():
+            self.addr[k] = base
+            base += n
+
+    def load(self, sim) -> None:
+        """Write the database, the host variables, and nothing else (weights:
+        :meth:`write_weights`)."""
+        self._layout()
+        sym = self.program.image.symbols
+        ins = [self.train.inputs] + ([self.test.inputs] if self.test else [])
+        tgs = [self.train.targets] + ([self.test.targets] if self.test else [])
+        sim.write_floats(self.addr["in"], np.concatenate(ins).ravel())
+        sim.write_floats(self.addr["tgt"], np.concatenate(tgs).ravel())
+        sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.input_words,
+                                    self.plan.target_words, self.addr["order"]])
+        sim.daemon.add_service(SYS_TRAIN, self.serve)
+
+    def write_weights(self, sim, weights: Weights) -> None:
+        """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:
+        full connects (dst, src), bus (dst,); biases (size,)); momentum 0."""
+        plan, sym = self.plan, self.program.image.symbols
+        for cp in plan.connects:
+            w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
+            sp = plan.layers[cp.connect.dst].split
+            for k in range(plan.nodes):
+                sim.write_floats(sym[cp.weights.name], w[sp.lo(k):sp.lo(k) + sp.rows(k)].ravel(),
+                                 node=k)
+        for name, lp in plan.layers.items():
+            if lp.bias is not None:
+                b = np.asarray(weights.biases[name], dtype=np.float64)
+                for k in range(plan.nodes):
+                    sim.write_floats(sym[lp.bias.name],
+                                     b[lp.split.lo(k):lp.split.lo(k) + lp.split.rows(k)], node=k)
+        # momentum starts at 0.0 (memory starts at word 0, which is 1.0)
+        zero = [cp.momentum for cp in plan.connects] + [lp.bias_m for lp in plan.layers.values()]
+        for buf in (b for b in zero if b is not None):
+            sim.write_floats(sym[buf.name], np.zeros(buf.words))
+
+    def read_weights(self, sim) -> Weights:
+        """The weights and biases now in the nodes, assembled whole."""
+        plan, sym = self.plan, self.program.image.symbols
+        out = Weights()
+        for cp in plan.connects:
+            dst = plan.layers[cp.connect.dst]
+            cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
+            w = np.concatenate([sim.read_floats(sym[cp.weights.name], dst.split.rows(k) * cols,
+                                                node=k) for k in range(plan.nodes)])
+            out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
+                                             if cp.kind == "full" else w)
+        for name, lp in plan.layers.items():
+            if lp.bias is not None:
+                out.biases[name] = np.concatenate([
+                    sim.read_floats(sym[lp.bias.name], lp.split.rows(k), node=k)
+                    for k in range(plan.nodes)])
+        return out
+
+    @property
+    def eval_patterns(self) -> int:
+        return len(self.train) + (len(self.test) if self.test else 0)
+
+    def read_outputs(self, sim) -> np.ndarray:
+        """The outputs of the last evaluation pass, the output layers side by
+        side: (training patterns + test patterns, output units)."""
+        out = []
+        patterns = self.eval_patterns
+        for name in self.plan.outputs:
+            sp = self.plan.layers[name].split
+            parts = [sim.read_floats(self.addr["log_" + name], patterns * sp.rows(k), node=k)
+                     .reshape(patterns, sp.rows(k)) for k in range(self.plan.nodes)]
+            out.append(np.concatenate(parts, axis=1))
+        return np.concatenate(out, axis=1)
+
+    # -- the service ----------------------------------------------------------------------
+    def serve(self, sim, node: int, args: list[int], extra: dict) -> int:
+        op, epoch = args[0], args[1]
+        self.marks.append(Mark(node, op, epoch, sim.core.cycle(node), sim.core.counters(node),
+                               sim.core.link_words(node)))
+        sym = self.program.image.symbols
+        if op == TRAIN_EPOCH:
+            d = self.decisions.get(epoch)
+            if d is None:
+                d = self._decide(sim, epoch)
+                self.decisions[epoch] = d
+            if d.patterns:
+                sim.write_floats(sym["hv_eta"], [d.rate], node=node)
+                sim.write(self.addr["order"], self._order_words(epoch), node=node)
+            return d.patterns
+        if op == TRAIN_TEST:
+            sim.write(self.addr["order"], np.arange(self.eval_patterns), node=node)
+            self._reset_logs(sim, node)
+            return self.eval_patterns
+        from rapsim.daemon import DaemonError
+        import errno
+        raise DaemonError(errno.EINVAL, f"unknown TRAIN operation {op}")
+
+    def _order_words(self, epoch: int) -> np.ndarray:
+        if epoch not in self._orders:
+            o = np.asarray(self.order(epoch), dtype=np.int64)
+            if sorted(o.tolist()) != list(range(len(self.train))):
+                raise ValueError(f"the order of epoch {epoch} is not a permutation of the patterns")
+            self._orders = {epoch: o}
+        return self._orders[epoch]
+
+    def _reset_logs(self, sim, node: int) -> None:
+        sym = self.program.image.symbols
+        for name in self.plan.outputs:
+            sim.write(sym[f"hv_log_{name}"], [self.addr["log_" + name]], node=node)
+
+    def _decide(self, sim, epoch: int) -> EpochDecision:
+        outputs = self.read_outputs(sim) if epoch > 0 else None
+        rate = float(self.decide(epoch, outputs))
+        if rate > 0:
+            self.rates.append(rate)
+        return EpochDecision(rate, len(self.train) if rate > 0 else 0)

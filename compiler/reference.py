@@ -1,0 +1,410 @@
+"""A numpy reference of a network and of its on-line back-propagation
+training, for comparison with the simulated RAP (docs/network-language.md,
+"Training, exactly").
+
+The simulated run and this reference start from the same weights
+(:func:`initial_weights`) and present the patterns in the same order
+(:func:`pattern_order`), so after training their outputs and weights agree
+within C30 precision.  With ``round_c30`` every stored value (net inputs
+after each connect, activations, deltas, error sums, momentum terms and
+weights) is rounded to C30 single precision (:mod:`rapsim.asm.floatfmt`) as
+the nodes store it; with ``c30_activations`` sigmoid and tanh are the
+firmware's piecewise-linear lines (:mod:`rapsim.firmware.tables`) instead
+of the exact functions.
+
+Patterns are :class:`rapsim.compiler.data.PatternSet` rows: the input
+layers' values side by side in the net's input order (a binary layer as 0/1
+per unit), targets likewise in output order.
+
+Per pattern (``f`` the layer's activation, ``x`` a source activation)::
+
+    forward, in forward_order:
+        net_j = b_j + sum over incoming connects (in definition order) of
+                full: W x     bus: w * x     sparse: net[d] += w_k x[s]
+        y_j   = f(net_j)
+    output deltas (delta = -dE/dnet):
+        mse:            E = 1/2 sum (t - y)^2          delta = (t - y) f'(y)
+        cross_entropy:  softmax: E = -sum t ln y       delta = t - y
+                        sigmoid: E = -sum t ln y + (1-t) ln(1-y)
+                                                       delta = t - y
+    backward, in backward_order, for every non-input, non-output layer:
+        e_j   = sum over outgoing connects of
+                full: W^T delta   bus: w * delta   sparse: e[s] += w_k delta[d]
+        delta_j = e_j f'(y_j)
+        f'(y): sigmoid y (1 - y), tanh 1 - y^2, linear 1
+    update, every connect (definition order), then every bias:
+        M = momentum M + rate delta_dst x_src^T      (full; bus and sparse
+        W = W + M                                      element by element)
+        biases: a weight from a unit of constant 1.
+
+All deltas are computed with the weights as they were before the pattern.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .ir import INPUT_KINDS, Network
+from .schedule import next_learning_rate
+
+__all__ = ["Weights", "initial_weights", "pattern_order", "Model", "Evaluation",
+           "EpochStats", "TrainResult", "evaluate", "train", "round_single"]
+
+
+def round_single(x):
+    """``x`` rounded to C30 single precision (as float64)."""
+    from rapsim.asm.floatfmt import from_single, to_single
+    return from_single(to_single(x))
+
+
+@dataclass
+class Weights:
+    """The trainable values of a network.
+
+    ``connects[name]`` (name ``src->dst``): full -- shape (dst size, src
+    size), row ``i`` the weights into destination unit ``i``; bus -- (size,);
+    sparse -- (pairs,) in the order of ``Connect.pairs``.  ``biases[layer]``:
+    (size,) for every layer declared with ``bias``."""
+    connects: dict[str, np.ndarray] = field(default_factory=dict)
+    biases: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def copy(self) -> "Weights":
+        return Weights({k: v.copy() for k, v in self.connects.items()},
+                       {k: v.copy() for k, v in self.biases.items()})
+
+    def zeros_like(self) -> "Weights":
+        return Weights({k: np.zeros_like(v) for k, v in self.connects.items()},
+                       {k: np.zeros_like(v) for k, v in self.biases.items()})
+
+    def max_difference(self, other: "Weights") -> float:
+        """The largest absolute difference between two sets of weights."""
+        d = [np.max(np.abs(v - other.connects[k]), initial=0.0) for k, v in self.connects.items()]
+        d += [np.max(np.abs(v - other.biases[k]), initial=0.0) for k, v in self.biases.items()]
+        return float(max(d, default=0.0))
+
+
+def _shape(network: Network, c) -> tuple:
+    layers = network.layers
+    if c.kind == "full":
+        return (layers[c.dst].size, layers[c.src].size)
+    return (c.weight_count(layers),)
+
+
+def initial_weights(network: Network, seed: int | None = None,
+                    scale: float | None = None) -> Weights:
+    """The initial weights: ``rng = numpy.random.default_rng(seed)``, then
+    ``rng.uniform(-scale, scale, shape)`` for every connect in definition
+    order (shapes as in :class:`Weights`, row-major), then for the bias of
+    every layer that has one, in definition order.  ``seed`` and ``scale``
+    default to the network's ``training.seed`` and ``training.init_scale``."""
+    t = network.training
+    seed = t.seed if seed is None else seed
+    scale = t.init_scale if scale is None else scale
+    rng = np.random.default_rng(seed)
+    w = Weights()
+    for c in network.connects:
+        w.connects[c.name] = rng.uniform(-scale, scale, _shape(network, c))
+    for name, layer in network.layers.items():
+        if layer.bias:
+            w.biases[name] = rng.uniform(-scale, scale, layer.size)
+    return w
+
+
+def pattern_order(n_patterns: int, epoch: int, seed: int, shuffle: bool = True) -> np.ndarray:
+    """The order of the training patterns in epoch ``epoch`` (from 0):
+    ``numpy.random.default_rng([seed, epoch + 1]).permutation(n_patterns)``,
+    a fresh permutation of the database order every epoch; ``0 .. n-1``
+    without ``shuffle``."""
+    if not shuffle:
+        return np.arange(n_patterns)
+    return np.random.default_rng([seed, epoch + 1]).permutation(n_patterns)
+
+
+# ---------------------------------------------------------------------------
+# Activation functions
+# ---------------------------------------------------------------------------
+
+def _sigmoid(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _softmax(x):
+    e = np.exp(x - np.max(x))
+    return e / e.sum()
+
+
+_EXACT = {"sigmoid": _sigmoid, "tanh": np.tanh, "linear": lambda x: x, "softmax": _softmax}
+
+
+def _c30_lines(kind: str):
+    """The firmware's piecewise-linear sigmoid or tanh (activate.asm)."""
+    from rapsim.firmware import tables
+    A, B = tables.sigmoid_table() if kind == "sigmoid" else tables.tanh_table()
+    A, B = round_single(A), round_single(B)
+    step = tables.SIGMOID_STEP if kind == "sigmoid" else tables.TANH_STEP
+    half = tables.HALF
+
+    def f(x):
+        j = np.clip(np.floor(x / step), -half - 1, half).astype(np.int64) + half + 1
+        return A[j] + B[j] * x
+    return f
+
+
+def _derivative(kind: str, y):
+    if kind == "sigmoid":
+        return y * (1.0 - y)
+    if kind == "tanh":
+        return 1.0 - y * y
+    if kind == "linear":
+        return np.ones_like(y)
+    raise ValueError(f"a {kind} layer has no elementwise derivative")
+
+
+# ---------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------
+
+class Model:
+    """A network with its weights, momentum terms and per-pattern steps."""
+
+    def __init__(self, network: Network, weights: Weights | None = None, *,
+                 round_c30: bool = False, c30_activations: bool = False):
+        if not network.forward_order:
+            raise ValueError("the network has not been checked (no forward order)")
+        self.net = network
+        self.round_c30 = round_c30
+        self.weights = (weights or initial_weights(network)).copy()
+        self._r = round_single if round_c30 else (lambda x: x)
+        if round_c30:
+            self.weights = self._map(self.weights, self._r)
+        self.momentum = self.weights.zeros_like()
+        self.f = dict(_EXACT)
+        if c30_activations:
+            self.f["sigmoid"] = _c30_lines("sigmoid")
+            self.f["tanh"] = _c30_lines("tanh")
+        self.in_slices = _slices(network, network.inputs)
+        self.out_slices = _slices(network, network.outputs)
+
+    @staticmethod
+    def _map(w: Weights, fn) -> Weights:
+        return Weights({k: fn(v) for k, v in w.connects.items()},
+                       {k: fn(v) for k, v in w.biases.items()})
+
+    def forward(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """Activations of every layer for one input row."""
+        r, net, w = self._r, self.net, self.weights
+        acts: dict[str, np.ndarray] = {}
+        for name in net.forward_order:
+            layer = net.layers[name]
+            if layer.kind in INPUT_KINDS:
+                acts[name] = r(np.asarray(x[self.in_slices[name]], dtype=np.float64))
+                continue
+            s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
+            for c in net.incoming(name):
+                s = r(s + _through(c, w.connects[c.name], acts[c.src], layer.size))
+            acts[name] = r(self.f[layer.kind](s))
+        return acts
+
+    def output_deltas(self, acts: dict, t: np.ndarray) -> dict[str, np.ndarray]:
+        """delta = -dE/dnet of every output layer (the formulas above)."""
+        out = {}
+        for name in self.net.outputs:
+            y, tt = acts[name], t[self.out_slices[name]]
+            kind = self.net.layers[name].kind
+            if self.net.training.error == "cross_entropy":
+                out[name] = self._r(tt - y)
+            else:
+                out[name] = self._r(self._r(tt - y) * _derivative(kind, y))
+        return out
+
+    def backward(self, acts: dict, deltas: dict) -> dict[str, np.ndarray]:
+        """Deltas of every hidden layer, given the output deltas."""
+        r, net, w = self._r, self.net, self.weights
+        deltas = dict(deltas)
+        for name in net.backward_order:
+            layer = net.layers[name]
+            if layer.kind in INPUT_KINDS or name in deltas:
+                continue
+            e = np.zeros(layer.size)
+            for c in net.outgoing(name):
+                e = r(e + _through(c, w.connects[c.name], deltas[c.dst], layer.size, back=True))
+            deltas[name] = r(e * _derivative(layer.kind, acts[name]))
+        return deltas
+
+    def update(self, acts: dict, deltas: dict, rate: float) -> None:
+        """M = momentum M + rate delta x^T;  W = W + M, for every weight."""
+        r, net, w, m = self._r, self.net, self.weights, self.momentum
+        alpha = net.training.momentum
+        for c in net.connects:
+            d, x = deltas[c.dst], acts[c.src]
+            if c.kind == "full":
+                step = np.outer(rate * d, x)
+            elif c.kind == "bus":
+                step = (rate * d) * x
+            else:
+                step = (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
+            self._apply(w.connects, m.connects, c.name, step, alpha)
+        for name, b in w.biases.items():
+            self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
+
+    def _apply(self, w: dict, m: dict, key: str, step, alpha: float) -> None:
+        r = self._r
+        if alpha:
+            m[key] = r(alpha * m[key] + step)
+            w[key] = r(w[key] + m[key])
+        else:
+            w[key] = r(w[key] + step)
+
+    def train_pattern(self, x: np.ndarray, t: np.ndarray, rate: float) -> dict:
+        """One on-line step; returns the activations before the update."""
+        acts = self.forward(x)
+        deltas = self.backward(acts, self.output_deltas(acts, t))
+        self.update(acts, deltas, rate)
+        return acts
+
+    def outputs(self, x: np.ndarray) -> np.ndarray:
+        """The output layers' activations side by side, for one input row."""
+        acts = self.forward(x)
+        return np.concatenate([acts[n] for n in self.net.outputs])
+
+
+def _through(c, wc: np.ndarray, v: np.ndarray, size: int, back: bool = False) -> np.ndarray:
+    """What connect ``c`` (weights ``wc``) passes on: forward, from source
+    activations ``v`` to the destination's net input (W v); backward, from
+    destination deltas ``v`` to the source's error sums (W^T v)."""
+    if c.kind == "full":
+        return wc.T @ v if back else wc @ v
+    if c.kind == "bus":
+        return wc * v
+    to, frm = (c.pairs[:, 0], c.pairs[:, 1]) if back else (c.pairs[:, 1], c.pairs[:, 0])
+    out = np.zeros(size)
+    np.add.at(out, to, wc * v[frm])
+    return out
+
+
+def _slices(network: Network, names: list[str]) -> dict[str, slice]:
+    out, k = {}, 0
+    for n in names:
+        size = network.layers[n].size
+        out[n] = slice(k, k + size)
+        k += size
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Evaluation and training
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Evaluation:
+    loss: float                 # mean over the patterns of E (see pattern_loss)
+    accuracy: float             # fraction of patterns judged correct
+    outputs: np.ndarray         # (patterns, output units)
+
+
+def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """E of every pattern (rows of outputs ``y`` and targets ``t``): mse
+    ``1/2 sum (t - y)^2``; cross_entropy ``-sum t ln y`` for softmax outputs
+    and ``-sum t ln y + (1 - t) ln(1 - y)`` for sigmoid outputs, with ``y``
+    clipped to [1e-12, 1 - 1e-12]; summed over the output layers."""
+    total = np.zeros(len(y))
+    for name, sl in _slices(network, network.outputs).items():
+        yy, tt = y[:, sl], t[:, sl]
+        if network.training.error == "mse":
+            total += 0.5 * np.sum((tt - yy) ** 2, axis=1)
+            continue
+        yy = np.clip(yy, 1e-12, 1 - 1e-12)
+        if network.layers[name].kind == "softmax":
+            total -= np.sum(tt * np.log(yy), axis=1)
+        else:
+            total -= np.sum(tt * np.log(yy) + (1 - tt) * np.log(1 - yy), axis=1)
+    return total
+
+
+_THRESHOLD = {"sigmoid": 0.5, "linear": 0.5, "tanh": 0.0}
+
+
+def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Whether each pattern is right: for every output layer, one unit --
+    output and target on the same side of the midpoint (0.5; 0 for tanh);
+    several units -- the largest output is where the largest target is."""
+    ok = np.ones(len(y), dtype=bool)
+    for name, sl in _slices(network, network.outputs).items():
+        yy, tt = y[:, sl], t[:, sl]
+        if yy.shape[1] == 1:
+            mid = _THRESHOLD.get(network.layers[name].kind, 0.5)
+            ok &= (yy[:, 0] > mid) == (tt[:, 0] > mid)
+        else:
+            ok &= np.argmax(yy, axis=1) == np.argmax(tt, axis=1)
+    return ok
+
+
+def evaluate(model: Model, patterns) -> Evaluation:
+    """Loss and accuracy of ``model`` on a PatternSet (forward passes only)."""
+    if len(patterns) == 0:
+        return Evaluation(0.0, 0.0, np.zeros((0, sum(model.net.layers[n].size
+                                                      for n in model.net.outputs))))
+    y = np.stack([model.outputs(x) for x in patterns.inputs])
+    loss = float(np.mean(pattern_loss(model.net, y, patterns.targets)))
+    acc = float(np.mean(pattern_correct(model.net, y, patterns.targets)))
+    return Evaluation(loss, acc, y)
+
+
+@dataclass
+class EpochStats:
+    epoch: int
+    rate: float
+    train_loss: float
+    train_accuracy: float
+    test_loss: float | None = None
+    test_accuracy: float | None = None
+
+    @property
+    def error(self) -> float:
+        """The error the schedule sees: test loss if there is a test set."""
+        return self.test_loss if self.test_loss is not None else self.train_loss
+
+
+@dataclass
+class TrainResult:
+    model: Model
+    epochs: list[EpochStats]
+    stopped_by: str             # "schedule" (rate 0) or "epochs"
+
+
+def train(network: Network, train_set, test_set=None, *, weights: Weights | None = None,
+          epochs: int | None = None, round_c30: bool = False, c30_activations: bool = False,
+          on_epoch=None) -> TrainResult:
+    """On-line back-propagation as the RAP runs it.
+
+    Before epoch ``e`` the rate is ``next_learning_rate(schedule, e,
+    previous rate, errors so far)``; 0 stops.  The epoch presents the
+    training patterns in ``pattern_order(n, e, seed, shuffle)`` and updates
+    after each; then the model is evaluated on the training set and on the
+    test set (if any), and the epoch's error for the schedule is the test
+    loss, or the training loss without a test set.  ``epochs`` overrides
+    ``network.training.epochs``; ``on_epoch(stats)`` is called after each
+    epoch."""
+    t = network.training
+    model = Model(network, weights, round_c30=round_c30, c30_activations=c30_activations)
+    limit = t.epochs if epochs is None else epochs
+    history: list[EpochStats] = []
+    rate = 0.0
+    stopped = "epochs"
+    for e in range(limit):
+        rate = next_learning_rate(t.rate, e, rate, [h.error for h in history])
+        if rate == 0:
+            stopped = "schedule"
+            break
+        for p in pattern_order(len(train_set), e, t.seed, t.shuffle):
+            model.train_pattern(train_set.inputs[p], train_set.targets[p], rate)
+        tr = evaluate(model, train_set)
+        stats = EpochStats(e, rate, tr.loss, tr.accuracy)
+        if test_set is not None:
+            te = evaluate(model, test_set)
+            stats.test_loss, stats.test_accuracy = te.loss, te.accuracy
+        history.append(stats)
+        if on_epoch is not None:
+            on_epoch(stats)
+    return TrainResult(model, history, stopped)

@@ -1,0 +1,240 @@
+"""Training a network on the simulated RAP, from Python.
+
+>>> result = train(network, train_set, test_set, nodes=4)
+>>> result.epochs[-1].test_accuracy, result.performance.mcups
+>>> result.weights            # rapsim.compiler.reference.Weights, read back
+>>> json.dumps(result.to_dict())
+
+The run is the RAP's: the network is compiled for the machine
+(:mod:`rapsim.compiler.build`), the host (:mod:`rapsim.compiler.host`) writes
+the initial weights (:func:`rapsim.compiler.reference.initial_weights`, the
+same as the numpy reference's) and the pattern database into every node, and
+the program trains on-line, pattern after pattern in the reference's order
+(:func:`~rapsim.compiler.reference.pattern_order`), asking the host before
+every epoch for the next learning rate (CLONES' next_learning_rate, decided
+from the error of the evaluation pass that follows every epoch: the test
+loss, or the training loss when there is no test set, as in the reference).
+
+:func:`measure` runs a few patterns of random data to give MCPS and MCUPS of a
+network on a machine without training it to the end (``rap bench``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from rapsim.compiler.build import Program, compile_network
+from rapsim.compiler.host import PatternData, TrainingHost
+from rapsim.compiler.ir import Network, Schedule
+from rapsim.compiler.metrics import Performance, performance
+from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pattern_correct,
+                                       pattern_loss, pattern_order)
+from rapsim.compiler.schedule import next_learning_rate
+from rapsim.config import MachineConfig
+from rapsim.errors import RapError
+
+#: The cycle limit of a run, per node (a runaway program stops there).
+DEFAULT_MAX_CYCLES = 1 << 40
+
+
+class TrainingFailed(RapError):
+    """The simulated machine stopped before the program finished."""
+
+
+@dataclass
+class TrainResult:
+    """What a run produced and measured."""
+    network: str
+    config: MachineConfig
+    epochs: list[EpochStats]
+    stopped_by: str                     # "schedule" (rate 0) or "epochs"
+    weights: Weights                    # read back from the nodes
+    outputs: np.ndarray                 # last evaluation pass: training, then test patterns
+    train_patterns: int
+    test_patterns: int
+    performance: Performance
+    cycles: int                         # simulated cycles of the whole run
+    host_seconds: float
+    totals: dict = field(default_factory=dict)   # machine counters of the whole run
+    memory: list = field(default_factory=list)   # (symbol, words, region, role)
+    database: str = ""                  # where the pattern database was placed
+
+    @property
+    def simulated_seconds(self) -> float:
+        return self.cycles / self.config.clock_hz
+
+    @property
+    def host_seconds_per_pattern(self) -> float:
+        """Host seconds per simulated training pattern (evaluation included)."""
+        n = self.performance.train.patterns
+        return self.host_seconds / n if n else 0.0
+
+    @property
+    def test_outputs(self) -> np.ndarray:
+        return self.outputs[self.train_patterns:]
+
+    def to_dict(self) -> dict:
+        """Everything but the weights and outputs, as JSON-ready values."""
+        return {
+            "network": self.network,
+            "nodes": self.config.nodes,
+            "boards": self.config.boards,
+            "clock_hz": self.config.clock_hz,
+            "train_patterns": self.train_patterns,
+            "test_patterns": self.test_patterns,
+            "stopped_by": self.stopped_by,
+            "epochs": [{"epoch": e.epoch, "rate": e.rate, "train_loss": e.train_loss,
+                        "train_accuracy": e.train_accuracy, "test_loss": e.test_loss,
+                        "test_accuracy": e.test_accuracy} for e in self.epochs],
+            "simulated_cycles": self.cycles,
+            "simulated_seconds": self.simulated_seconds,
+            "host_seconds": self.host_seconds,
+            "host_seconds_per_pattern": self.host_seconds_per_pattern,
+            "performance": self.performance.to_dict(),
+            "machine": self.totals,
+            "database": self.database,
+            "memory": [{"symbol": s, "words": w, "region": r, "role": role}
+                       for s, w, r, role in self.memory],
+        }
+
+
+def _totals(sim) -> dict:
+    m = sim.machine_counters()
+    per = m["nodes"]
+    stalls: dict[str, int] = {}
+    for c in per:
+        for k, v in c["stalls"].items():
+            stalls[k] = stalls.get(k, 0) + v
+    return {"cycles": m["cycles"], "instructions": m["instructions"], "stalls": stalls,
+            "ring_words": m["ring_words"], "ring_utilisation": m["ring_utilisation"],
+            "host_calls": sum(c["host_calls"] for c in per)}
+
+
+class _Schedule:
+    """The host's side of the epoch loop: statistics of each finished epoch
+    and the next rate, exactly as rapsim.compiler.reference.train does."""
+
+    def __init__(self, network: Network, train_set, test_set, epochs: int,
+                 on_epoch: Callable[[EpochStats], None] | None):
+        self.net = network
+        self.t_train = np.asarray(train_set.targets, dtype=np.float64).reshape(len(train_set.targets), -1)
+        self.t_test = (None if test_set is None or not len(test_set.targets) else
+                       np.asarray(test_set.targets, dtype=np.float64).reshape(len(test_set.targets), -1))
+        self.limit = epochs
+        self.on_epoch = on_epoch
+        self.history: list[EpochStats] = []
+        self.rate = 0.0
+        self.stopped_by = "epochs"
+
+    def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
+        if outputs is not None:
+            n = len(self.t_train)
+            y = outputs[:n]
+            st = EpochStats(epoch - 1, self.rate,
+                            float(np.mean(pattern_loss(self.net, y, self.t_train))),
+                            float(np.mean(pattern_correct(self.net, y, self.t_train))))
+            if self.t_test is not None:
+                yt = outputs[n:]
+                st.test_loss = float(np.mean(pattern_loss(self.net, yt, self.t_test)))
+                st.test_accuracy = float(np.mean(pattern_correct(self.net, yt, self.t_test)))
+            self.history.append(st)
+            if self.on_epoch is not None:
+                self.on_epoch(st)
+        if epoch >= self.limit:
+            return 0.0
+        self.rate = next_learning_rate(self.net.training.rate, epoch, self.rate,
+                                       [h.error for h in self.history])
+        if self.rate == 0:
+            self.stopped_by = "schedule"
+        return self.rate
+
+
+def run_program(program: Program, config: MachineConfig, train_set: PatternData,
+                test_set: PatternData | None = None, *, weights: Weights | None = None,
+                epochs: int | None = None, on_epoch=None,
+                max_cycles: int = DEFAULT_MAX_CYCLES) -> TrainResult:
+    """Train with an already compiled program (see :func:`train`)."""
+    from rapsim.machine import Simulator
+    net = program.plan.network
+    if config.nodes != program.plan.nodes:
+        raise RapError(f"the program was compiled for {program.plan.nodes} nodes, "
+                       f"the machine has {config.nodes}")
+    t = net.training
+    limit = t.epochs if epochs is None else epochs
+    sched = _Schedule(net, train_set, test_set, limit, on_epoch)
+    n_train = len(train_set.inputs)
+    host = TrainingHost(program, train_set, test_set,
+                        lambda e: pattern_order(n_train, e, t.seed, t.shuffle), sched)
+    sim = Simulator(config, argv=["train"])
+    sim.load(program.image)
+    host.load(sim)
+    host.write_weights(sim, weights or initial_weights(net))
+    t0 = time.perf_counter()
+    try:
+        res = sim.run(max_cycles=max_cycles)
+    finally:
+        sim.daemon.close_all()
+    host_seconds = time.perf_counter() - t0
+    if not res.ok or res.exit_status:
+        raise TrainingFailed("the simulated RAP stopped before training finished: "
+                             + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
+    perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
+                       config.hostcall_cycles, n_train, host.eval_patterns)
+    outputs = host.read_outputs(sim) if sched.history else np.zeros((0, program.plan.target_words))
+    return TrainResult(net.name, config, sched.history, sched.stopped_by, host.read_weights(sim),
+                       outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
+                       host_seconds, _totals(sim), program.plan.summary(), host.db_region)
+
+
+def train(network: Network, train_set: PatternData, test_set: PatternData | None = None, *,
+          nodes: int | None = None, config: MachineConfig | None = None,
+          weights: Weights | None = None, epochs: int | None = None,
+          on_epoch: Callable[[EpochStats], None] | None = None,
+          max_cycles: int = DEFAULT_MAX_CYCLES) -> TrainResult:
+    """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
+    with the default configuration) and train it on-line on ``train_set``
+    (rows of ``inputs`` and ``targets``, e.g. a
+    :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
+    test sets after every epoch.  ``weights`` default to the reference's
+    initial weights, ``epochs`` to ``network.training.epochs``;
+    ``on_epoch(stats)`` is called after every epoch."""
+    config = config or MachineConfig(nodes=nodes or 1)
+    program = compile_network(network, config.nodes, config.memory)
+    return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
+                       on_epoch=on_epoch, max_cycles=max_cycles)
+
+
+@dataclass
+class _Random:
+    inputs: np.ndarray
+    targets: np.ndarray
+
+
+def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
+    """``count`` patterns of uniform random inputs in [0, 1) and one-hot
+    targets (one unit per output layer), for performance runs."""
+    rng = np.random.default_rng(seed)
+    words = sum(network.layers[n].size for n in network.inputs)
+    targets = []
+    for name in network.outputs:
+        size = network.layers[name].size
+        t = np.zeros((count, size))
+        t[np.arange(count), rng.integers(0, size, count)] = 1.0
+        targets.append(t)
+    return _Random(rng.random((count, words)), np.concatenate(targets, axis=1))
+
+
+def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
+            test_patterns: int = 16, seed: int = 0) -> TrainResult:
+    """One epoch of ``train_patterns`` random patterns and an evaluation pass
+    over them and ``test_patterns`` more, at a constant learning rate: the
+    MCPS and MCUPS of ``network`` on ``config`` (``result.performance``)."""
+    net = replace(network, training=replace(network.training,
+                                            rate=Schedule("constant", {"rate": 0.01}), epochs=1))
+    data = random_patterns(net, train_patterns + test_patterns, seed)
+    tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
+    te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
+    return train(net, tr, te, config=config)

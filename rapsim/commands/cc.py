@@ -1,0 +1,89 @@
+"""``rap cc``: compile a network description into a RAP image."""
+from __future__ import annotations
+
+import argparse
+
+from rapsim.errors import RapError
+
+HELP = "compile a network description into an SPMD training program for N nodes"
+DESCRIPTION = """\
+Compile a network description (docs/network-language.md) for a RAP of N nodes:
+partition every layer over the nodes, lay out each node's memory, generate the
+SPMD assembly program that trains the network on-line and evaluates it
+(docs/compiler.md), assemble it and link it with the firmware into IMAGE.
+
+The image runs under 'rap train' (or rapsim.compiler.train), whose host loads
+the weights and patterns and serves the program's TRAIN calls; 'rap train'
+compiles by itself, so 'rap cc' is for looking at the program (--asm, --layout)
+and for keeping an image.
+"""
+
+
+def params_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-P", dest="params", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a 'param' of the description (repeatable)")
+
+
+def parse_params(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise RapError(f"-P takes NAME=VALUE, not {item!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from rapsim.commands.run import add_machine_arguments
+    p.add_argument("network", help="network description (.net)")
+    p.add_argument("-o", "--output", required=True, metavar="IMAGE", help="image to write")
+    p.add_argument("-S", "--asm", metavar="FILE", help="also write the generated assembly")
+    p.add_argument("--layout", action="store_true",
+                   help="print the partition and every node buffer's place in memory")
+    params_argument(p)
+    add_machine_arguments(p)
+
+
+def load_network(path: str, params: list[str]):
+    from rapsim.compiler.parser import parse_file
+    return parse_file(path, parse_params(params))
+
+
+def print_layout(plan, file=None) -> None:
+    """The partition and the buffers of a plan as rich tables."""
+    import sys
+    from rich.console import Console
+    from rich.table import Table
+    con = Console(file=file or sys.stdout, width=120)
+    t = Table(title=f"{plan.network.name} on {plan.nodes} node{'s' if plan.nodes > 1 else ''}: "
+                    "units per node")
+    for col in ("layer", "kind", "units", "per node", "gathered", "errors reduced"):
+        t.add_column(col, justify="left" if col in ("layer", "kind") else "right")
+    for name, lp in plan.layers.items():
+        rows = sorted({lp.split.rows(k) for k in range(plan.nodes)}, reverse=True)
+        t.add_row(name, lp.kind, str(lp.layer.size), "/".join(map(str, rows)),
+                  "yes" if lp.gathered else "", "yes" if lp.reduced else "")
+    con.print(t)
+    m = Table(title="node memory (the same on every node, sized for the largest slice)")
+    for col in ("buffer", "words", "region", "holds"):
+        m.add_column(col, justify="right" if col == "words" else "left")
+    for sym, words, region, role in plan.summary():
+        m.add_row(sym, str(words), region, role)
+    con.print(m)
+
+
+def run(args) -> int:
+    from rapsim.asm.objfile import image_bytes
+    from rapsim.commands.run import machine_config
+    from rapsim.compiler.build import compile_network
+    from rapsim.fileio import write_file
+    config = machine_config(args)
+    net = load_network(args.network, args.params)
+    prog = compile_network(net, config.nodes, config.memory)
+    if args.asm:
+        write_file(args.asm, prog.source)
+    write_file(args.output, image_bytes(prog.image))
+    if args.layout:
+        print_layout(prog.plan)
+    return 0

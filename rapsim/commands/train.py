@@ -1,0 +1,186 @@
+"""``rap train``: train a network on a simulated RAP and report its speed."""
+from __future__ import annotations
+
+import json
+import sys
+
+from rapsim.errors import RapError
+
+HELP = "train a network on-line on a simulated RAP; report loss, accuracy, MCPS and MCUPS"
+DESCRIPTION = """\
+Compile a network description for the machine, load the pattern database into
+every node, and train on-line (every weight updated after every pattern) on
+the simulated RAP, with the same initial weights and pattern order as the
+numpy reference (rapsim.compiler.reference).  After every epoch the nodes
+evaluate the training set and the test set (forward passes); the host takes
+the epoch's loss and accuracy from their outputs and the next learning rate
+from the description's schedule.  At the end: simulated time, MCUPS (training),
+MCPS (the evaluation passes), stall cycles by cause and ring utilisation
+(docs/compiler.md explains each figure).
+
+Exit status: 0 when training finished; 1 for errors in the description, the
+data file or an option; 3 when the simulated machine stopped.
+"""
+
+EXIT_MACHINE_STOPPED = 3
+
+
+def add_arguments(p) -> None:
+    from rapsim.commands.cc import params_argument
+    from rapsim.commands.run import add_machine_arguments
+    p.add_argument("network", help="network description (.net)")
+    p.add_argument("--data", required=True, metavar="FILE",
+                   help="pattern file: .npz, .npy or text (docs/network-language.md)")
+    test = p.add_mutually_exclusive_group()
+    test.add_argument("--test", metavar="FILE", help="a separate test pattern file")
+    test.add_argument("--test-fraction", type=float, metavar="F",
+                      help="hold out this fraction of --data as the test set")
+    p.add_argument("--split-seed", type=int, metavar="S",
+                   help="shuffle --data with this seed before --test-fraction takes the last "
+                        "patterns (default: no shuffle)")
+    p.add_argument("--epochs", type=int, metavar="E", help="at most E epochs (default: the "
+                                                          "description's)")
+    p.add_argument("--json", metavar="FILE", help="write the results and measurements as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress, only the final report")
+    p.add_argument("--max-cycles", type=float, default=float(1 << 40), metavar="N",
+                   help="stop a node that reaches N simulated cycles (default 2^40)")
+    params_argument(p)
+    add_machine_arguments(p)
+
+
+def load_data(args, network):
+    from rapsim.compiler.data import load_patterns, split
+    db = load_patterns(args.data, network)
+    train, test = db.train, db.test
+    if args.test:
+        test = load_patterns(args.test, network).train
+    elif args.test_fraction is not None:
+        train, test = split(train, args.test_fraction, args.split_seed)
+    return train, test
+
+
+def _pct(v) -> str:
+    return "" if v is None else f"{100 * v:.1f}%"
+
+
+def _num(v) -> str:
+    return "" if v is None else f"{v:.5f}"
+
+
+def epoch_row(st) -> list[str]:
+    return [str(st.epoch), f"{st.rate:g}", _num(st.train_loss), _pct(st.train_accuracy),
+            _num(st.test_loss), _pct(st.test_accuracy)]
+
+
+EPOCH_COLUMNS = ["epoch", "rate", "train loss", "train acc", "test loss", "test acc"]
+
+
+def shown(epochs: list, most: int = 20) -> list:
+    """At most about ``most`` epochs: evenly spaced, the last always."""
+    step = max(1, -(-len(epochs) // most))
+    return [e for i, e in enumerate(epochs) if i % step == 0 or i == len(epochs) - 1]
+
+
+def report(result, file=None) -> None:
+    """The final tables: per-epoch figures and the machine's measurements."""
+    from rich.console import Console
+    from rich.table import Table
+    con = Console(file=file or sys.stdout, width=120)
+    if result.epochs:
+        t = Table(title=f"{result.network}: {len(result.epochs)} epochs "
+                        f"({result.stopped_by} ended training)")
+        for c in EPOCH_COLUMNS:
+            t.add_column(c, justify="right")
+        for st in shown(result.epochs):
+            t.add_row(*epoch_row(st))
+        con.print(t)
+    perf = result.performance.to_dict()
+    cfg = result.config
+    m = Table(title=f"{cfg.nodes} node{'s' if cfg.nodes > 1 else ''} "
+                    f"({cfg.boards} board{'s' if cfg.boards > 1 else ''}) at "
+                    f"{cfg.clock_hz / 1e6:g} MHz, {perf['connections']} connections")
+    m.add_column("figure")
+    m.add_column("training", justify="right")
+    m.add_column("evaluation", justify="right")
+    tr, ev = perf["train"], perf["evaluate"]
+    m.add_row("patterns", str(tr["patterns"]), str(ev["patterns"]))
+    m.add_row("simulated seconds", f"{tr['seconds']:.6f}", f"{ev['seconds']:.6f}")
+    m.add_row("MCUPS / MCPS", f"{perf['mcups']:.2f} MCUPS", f"{perf['mcps']:.2f} MCPS")
+    m.add_row("percent of peak", f"{perf['mcups_percent_of_peak']:.1f}%",
+              f"{perf['mcps_percent_of_peak']:.1f}%")
+    m.add_row("cycles per pattern", f"{tr['cycles'] / max(tr['patterns'], 1):.0f}",
+              f"{ev['cycles'] / max(ev['patterns'], 1):.0f}")
+    for cause in tr["stalls"]:
+        if cause == "host_call":
+            continue
+        m.add_row(f"stall: {cause.replace('_', ' ')}",
+                  f"{tr['stalls'][cause] / max(tr['node_cycles'], 1):.1%}",
+                  f"{ev['stalls'].get(cause, 0) / max(ev['node_cycles'], 1):.1%}")
+    m.add_row("ring utilisation", f"{tr['ring_utilisation']:.1%}", f"{ev['ring_utilisation']:.1%}")
+    con.print(m)
+    con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
+              f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
+              f"ms per training pattern); stall percentages are of node-cycles; pattern "
+              f"database in {result.database.upper()}")
+
+
+class _Progress:
+    """A rich progress bar over epochs, with a line per finished epoch."""
+
+    def __init__(self, total: int, quiet: bool):
+        self.quiet = quiet
+        self.every = max(1, -(-total // 20))          # about 20 lines at most
+        self.total = total
+        self.progress = None
+        if quiet:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+        self.console = Console(file=sys.stderr)
+        self.progress = Progress("[progress.description]{task.description}", BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 console=self.console, transient=True)
+        self.task = self.progress.add_task("training", total=total)
+
+    def __enter__(self):
+        if self.progress is not None:
+            self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+
+    def epoch(self, st) -> None:
+        if self.progress is None:
+            return
+        cells = epoch_row(st)
+        if st.epoch % self.every == 0 or st.epoch == self.total - 1:
+            self.console.print("  ".join(f"{c} {v}" for c, v in zip(EPOCH_COLUMNS, cells) if v))
+        self.progress.advance(self.task)
+
+
+def run(args) -> int:
+    from rapsim.commands.cc import load_network
+    from rapsim.commands.run import machine_config
+    from rapsim.compiler.build import compile_network
+    from rapsim.compiler.train import TrainingFailed, run_program
+    from rapsim.fileio import write_file
+    config = machine_config(args)
+    if args.epochs is not None and args.epochs < 0:
+        raise RapError("--epochs must be 0 or more")
+    net = load_network(args.network, args.params)
+    train_set, test_set = load_data(args, net)
+    program = compile_network(net, config.nodes, config.memory)
+    epochs = net.training.epochs if args.epochs is None else args.epochs
+    try:
+        with _Progress(epochs, args.quiet) as prog:
+            result = run_program(program, config, train_set, test_set, epochs=args.epochs,
+                                 on_epoch=prog.epoch, max_cycles=int(args.max_cycles))
+    except TrainingFailed as e:
+        print(f"rap train: {e}", file=sys.stderr)
+        return EXIT_MACHINE_STOPPED
+    report(result)
+    if args.json:
+        write_file(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
+    return 0

@@ -1,0 +1,172 @@
+"""Parameter sweeps: run many independent measurement points in parallel,
+keep the results in one file written atomically, and resume after an
+interruption without recomputing finished points.
+
+A *point* is a dict of JSON-able parameters; a point's identity is its
+canonical JSON text.  The measuring function takes a point and returns a
+dict of results; it must be a module-level function (it is pickled to run in
+worker processes or on a Dask cluster).
+
+Results files are JSON (a list of records) or CSV (one row per record,
+columns = the union of the record keys), chosen by the file suffix.  Each
+record holds the point's parameters and its results.  After every finished
+point the whole file is rewritten through a temporary file renamed over it,
+so an interruption leaves the previous complete file, never a truncated one.
+
+Parallelism (``docs/bench.md``): local processes by default
+(``concurrent.futures.ProcessPoolExecutor``, one per core); with a Dask
+scheduler address, the points are submitted to that cluster instead
+(``dask.distributed``, an optional dependency: ``pip install 'rap[dask]'``).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Callable, Iterable
+
+from rapsim.errors import RapError
+from rapsim.fileio import write_file
+
+POINT_KEY = "point"
+
+
+def point_id(point: dict) -> str:
+    return json.dumps(point, sort_keys=True, separators=(",", ":"))
+
+
+def _is_csv(path: str) -> bool:
+    return os.fspath(path).lower().endswith(".csv")
+
+
+def load_results(path: str) -> list[dict]:
+    """Records of a results file (empty if it does not exist)."""
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path, newline="") as fh:
+            text = fh.read()
+    except OSError as e:
+        raise RapError(f"cannot read {path}: {e.strerror}") from None
+    if not text.strip():
+        return []
+    try:
+        if _is_csv(path):
+            rows = list(csv.DictReader(io.StringIO(text)))
+            out = []
+            for row in rows:
+                rec = {k: _parse_cell(v) for k, v in row.items()}
+                if POINT_KEY in rec and isinstance(rec[POINT_KEY], str):
+                    rec[POINT_KEY] = json.loads(rec[POINT_KEY])
+                out.append(rec)
+            return out
+        data = json.loads(text)
+    except (json.JSONDecodeError, csv.Error, ValueError) as e:
+        raise RapError(f"{path}: not a results file of rap bench ({e})") from None
+    if not isinstance(data, list) or not all(isinstance(r, dict) and POINT_KEY in r for r in data):
+        raise RapError(f"{path}: not a results file of rap bench")
+    return data
+
+
+def _parse_cell(v: str):
+    if v is None or v == "":
+        return None
+    try:
+        return json.loads(v)
+    except (json.JSONDecodeError, ValueError):
+        return v
+
+
+def save_results(path: str, records: list[dict]) -> None:
+    """Write every record (atomically)."""
+    if _is_csv(path):
+        cols: list[str] = []
+        for r in records:
+            for k in r:
+                if k not in cols:
+                    cols.append(k)
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        for r in records:
+            w.writerow({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in r.items()})
+        write_file(path, buf.getvalue())
+    else:
+        write_file(path, json.dumps(records, indent=1) + "\n")
+
+
+def _run_local(fn, todo: list[dict], workers: int, on_done) -> None:
+    if workers <= 1:
+        for p in todo:
+            on_done(p, fn(p))
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending = {pool.submit(fn, p): p for p in todo}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    p = pending.pop(fut)
+                    on_done(p, fut.result())
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+
+
+def _run_dask(fn, todo: list[dict], scheduler: str, on_done) -> None:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise RapError("a Dask scheduler was given but dask.distributed is not installed "
+                       "(pip install 'rap[dask]')") from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as e:
+        raise RapError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    try:
+        futs = {client.submit(fn, p, pure=False): i for i, p in enumerate(todo)}
+        for fut in as_completed(futs):
+            on_done(todo[futs[fut]], fut.result())
+    finally:
+        client.close()
+
+
+def run_sweep(points: Iterable[dict], fn: Callable[[dict], dict], results_path: str, *,
+              workers: int | None = None, scheduler: str | None = None,
+              progress: bool = True, description: str = "sweep") -> list[dict]:
+    """Measure every point not already in ``results_path``; return all the
+    records of the points asked for, in the order given."""
+    points = list(points)
+    records = load_results(results_path)
+    have = {point_id(r[POINT_KEY]): r for r in records}
+    todo = [p for p in points if point_id(p) not in have]
+    workers = workers or os.cpu_count() or 1
+
+    bar = None
+    if progress and todo:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                       TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+        task = bar.add_task(description, total=len(todo))
+        bar.start()
+
+    def on_done(p: dict, result: dict) -> None:
+        rec = {POINT_KEY: p, **result}
+        records.append(rec)
+        have[point_id(p)] = rec
+        save_results(results_path, records)
+        if bar is not None:
+            bar.advance(task)
+
+    try:
+        if scheduler:
+            _run_dask(fn, todo, scheduler, on_done)
+        else:
+            _run_local(fn, todo, min(workers, max(1, len(todo))), on_done)
+    finally:
+        if bar is not None:
+            bar.stop()
+    return [have[point_id(p)] for p in points if point_id(p) in have]

@@ -1,0 +1,73 @@
+"""Networks and data shared by the back-end tests (lowering, code
+generation, training on the simulated RAP)."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from rapsim.compiler.data import PatternSet
+from rapsim.compiler.parser import parse_text
+
+XOR = """\
+param hidden = 3
+layer x: input 2
+layer h: sigmoid hidden bias
+layer y: sigmoid 1 bias
+connect x -> h full
+connect h -> y full
+net xor { input x  hidden h  output y }
+train { rate 0.5  epochs 4  momentum 0.5  error mse  seed 1  init_scale 1.0 }
+"""
+
+#: A DAG with every supported kind: a skip connection (x -> o), a bus
+#: connect, tanh and linear hidden layers, cross-entropy on sigmoid outputs.
+DAG = """\
+layer x: input 5
+layer a: tanh 7 bias
+layer b: linear 7
+layer c: sigmoid 6 bias
+layer o: sigmoid 3 bias
+connect x -> a full
+connect a -> b bus
+connect b -> c full
+connect a -> c full
+connect c -> o full
+connect x -> o full
+net dag { input x  hidden a, b, c  output o }
+train { rate 0.2  epochs 3  momentum 0.3  error cross_entropy  seed 5  init_scale 0.5 }
+"""
+
+SOFTMAX = """\
+layer x: input 6
+layer h: sigmoid 9 bias
+layer o: softmax 4 bias
+connect x -> h full
+connect h -> o full
+net s { input x  hidden h  output o }
+train { rate 0.1  epochs 3  error cross_entropy  seed 2  init_scale 0.3 }
+"""
+
+
+def net(src: str, **params):
+    return parse_text(textwrap.dedent(src), "t.net", params or None)
+
+
+def xor_data() -> PatternSet:
+    x = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    return PatternSet(x, np.array([[0], [1], [1], [0]], dtype=float))
+
+
+def random_data(network, count: int, seed: int) -> PatternSet:
+    rng = np.random.default_rng(seed)
+    n_in = sum(network.layers[n].size for n in network.inputs)
+    outs = []
+    for name in network.outputs:
+        size = network.layers[name].size
+        if network.layers[name].kind == "softmax":
+            t = np.zeros((count, size))
+            t[np.arange(count), rng.integers(0, size, count)] = 1.0
+        else:
+            t = (rng.random((count, size)) > 0.5).astype(float)
+        outs.append(t)
+    return PatternSet(rng.random((count, n_in)), np.concatenate(outs, axis=1))

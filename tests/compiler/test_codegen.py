@@ -1,0 +1,85 @@
+"""Code generation: the SPMD program's shape, and how it runs without the
+training host."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rapsim.compiler.build import compile_network
+from rapsim.compiler.codegen import generate
+from rapsim.compiler.lower import lower
+from rapsim.config import MachineConfig
+from rapsim.machine import Simulator
+
+from backend import DAG, SOFTMAX, XOR, net
+
+
+def calls(source: str) -> list[str]:
+    return re.findall(r"^\s+CALL\s+(\w+)", source, re.M)
+
+
+def pattern_loop(source: str) -> list[str]:
+    """The calls of one training pattern (labels 'pattern:' .. 'tpattern:')."""
+    body = source[source.index("\npattern:"):source.index("\ntpattern:")]
+    return [c for c in calls(body) if c != "_hostcall"]
+
+
+def test_one_node_has_no_ring_collectives():
+    src = generate(lower(net(XOR), 1))
+    body = pattern_loop(src)
+    assert not [c for c in body if c.startswith("_ring")]
+    assert body == ["_vcopy", "_mxv", "_vsigmoid", "_mxv", "_vsigmoid", "_vfill",
+                    "_vsub", "_vsigmoid_deriv", "_vmul", "_vscale", "_vaxpy", "_vadd",
+                    "_mxtv", "_mxoutm", "_vsigmoid_deriv", "_vmul", "_vscale", "_vaxpy",
+                    "_vadd", "_mxoutm"]
+
+
+def test_collectives_on_several_nodes():
+    body = pattern_loop(generate(lower(net(XOR), 4)))
+    # forward: all-gather the hidden layer; backward: reduce-scatter its errors
+    assert body.count("_ring_allgather") == 1
+    assert body.count("_ring_reduce_scatter") == 1
+    assert body.index("_ring_allgather") < body.index("_ring_reduce_scatter")
+    # the error goes back through W before W is updated
+    assert body.index("_mxtv") < body.index("_mxoutm")
+
+
+def test_softmax_gathers_its_net_input():
+    body = pattern_loop(generate(lower(net(SOFTMAX), 4)))
+    i = body.index("_vsoftmax")
+    assert body[i - 1] == "_ring_allgather"          # the whole net input, then softmax
+    assert "_mxout" in body and "_vsigmoid_deriv" in body
+
+
+def test_dag_program_links():
+    prog = compile_network(net(DAG), 3)
+    body = pattern_loop(prog.source)
+    assert body.count("_mxv") == 5 and body.count("_mxtv") == 3   # x -> o, x -> a need no error
+    syms = prog.image.symbols
+    assert syms["nv"] >> 16 == syms["dataend"] >> 16
+
+
+def _run(prog, nodes):
+    out = []
+    sim = Simulator(MachineConfig(nodes=nodes), output=lambda n, fd, data: out.append(data))
+    sim.load(prog.image)
+    return sim.run(max_cycles=1_000_000), b"".join(out).decode()
+
+
+def test_without_the_training_host_the_program_stops_cleanly():
+    res, text = _run(compile_network(net(XOR), 2), 2)
+    assert res.ok and res.exit_status == 2
+    assert "rap train" in text
+
+
+def test_wrong_node_count():
+    res, text = _run(compile_network(net(XOR), 4), 2)
+    assert res.ok and res.exit_status == 2
+    assert "compiled for 4 nodes" in text
+
+
+@pytest.mark.parametrize("nodes", [1, 5, 64])
+def test_every_node_count_links(nodes):
+    prog = compile_network(net(SOFTMAX), nodes)
+    assert prog.image.entry == prog.image.symbols["_c_int00"]

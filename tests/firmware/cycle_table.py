@@ -1,0 +1,102 @@
+"""Measure the firmware's cycles per call: the tables of docs/firmware.md.
+
+    python tests/firmware/cycle_table.py > /tmp/tables.md
+
+Every figure is a simulator measurement (fwharness: CLOCK stamps around the
+CALL, host calls free), cold instruction cache, one call per entry.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fwharness import DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, run_calls  # noqa: E402
+
+PLACES = {"x on chip, y in SRAM": (RAM0, SRAM, RAM1), "all in SRAM": (SRAM, SRAM2, SRAM3),
+          "x in DRAM, y on chip": (DRAM, RAM0, RAM1)}
+
+
+def vector_table(sizes=(16, 256)) -> str:
+    rows = ["| routine | placement | " + " | ".join(f"n = {n}" for n in sizes) + " | per element |",
+            "|---|---|" + "---|" * (len(sizes) + 1)]
+    for place, (x, y, z) in PLACES.items():
+        specs = [("_vdot", lambda n: [x, y, n], ()), ("_vsum", lambda n: [x, n], ()),
+                 ("_vcopy", lambda n: [z, x, n], ()), ("_vfill", lambda n: [z, n], (1.0,)),
+                 ("_vscale", lambda n: [z, x, n], (2.0,)), ("_vaxpy", lambda n: [z, x, n], (2.0,)),
+                 ("_vadd", lambda n: [z, x, y, n], ()), ("_vmul", lambda n: [z, x, y, n], ())]
+        for fn, args, fl in specs:
+            run = run_calls([Call(fn, args(n), list(fl)) for n in sizes])
+            c = [run[k].cycles for k in range(len(sizes))]
+            slope = (c[-1] - c[0]) / (sizes[-1] - sizes[0])
+            rows.append(f"| `{fn}` | {place} | " + " | ".join(map(str, c)) + f" | {slope:g} |")
+    return "\n".join(rows)
+
+
+def activation_table(sizes=(16, 256)) -> str:
+    rows = ["| routine | placement | " + " | ".join(f"n = {n}" for n in sizes) + " | per element |",
+            "|---|---|" + "---|" * (len(sizes) + 1)]
+    for place, (x, z) in (("x, z on chip", (RAM0, RAM1)), ("x, z in SRAM", (SRAM, SRAM2))):
+        for fn in ("_vsigmoid", "_vtanh", "_vsigmoid_deriv", "_vtanh_deriv", "_vexp", "_vsoftmax"):
+            run = run_calls([Call(fn, [z, x, n]) for n in sizes])
+            c = [run[k].cycles for k in range(len(sizes))]
+            slope = (c[-1] - c[0]) / (sizes[-1] - sizes[0])
+            rows.append(f"| `{fn}` | {place} | " + " | ".join(map(str, c)) + f" | {slope:g} |")
+    return "\n".join(rows)
+
+
+def matrix_table(shapes=((8, 64), (32, 234), (16, 512), (4, 512))) -> str:
+    eta, alpha = 0.1, 0.9
+    rows = ["| routine | W in | " + " | ".join(f"{r} x {c}" for r, c in shapes) + " |",
+            "|---|---|" + "---|" * len(shapes)]
+    for wname, W in (("SRAM", SRAM), ("DRAM", DRAM)):
+        M = W + 0x20000
+        specs = [("_mxv", lambda r, c: [RAM1, W, RAM0, r, c, 0], ()),
+                 ("_mxv (bias)", lambda r, c: [RAM1, W, RAM0, r, c, SRAM3], ()),
+                 ("_mxtv", lambda r, c: [RAM1, W, SRAM3, r, c], ()),
+                 ("_mxout", lambda r, c: [W, SRAM3, RAM0, r, c], (eta,)),
+                 ("_mxoutm", lambda r, c: [W, SRAM3, RAM0, r, c, M], (eta, alpha))]
+        for name, args, fl in specs:
+            fn = name.split()[0]
+            run = run_calls([Call(fn, args(r, c), list(fl)) for r, c in shapes])
+            cells = [f"{run[k].cycles} ({run[k].cycles / (r * c):.2f})"
+                     for k, (r, c) in enumerate(shapes)]
+            rows.append(f"| `{name}` | {wname} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def ring_table(cases=((4, 64), (4, 1024), (16, 64), (16, 256), (16, 1024), (16, 4096), (64, 256),
+                      (64, 4096))) -> str:
+    rows = ["| N | V | all-gather | 1.2 (V+N) | reduce-scatter | all-reduce | broadcast | barrier |",
+            "|---|---|---|---|---|---|---|---|"]
+    for N, V in cases:
+        off = np.linspace(0, V, N + 1).round().astype(np.int64)
+
+        def setup(sim):
+            for n in range(N):
+                sim.write(SRAM3, off, node=n)
+
+        calls = [Call("_ring_barrier"), Call("_ring_allgather", [SRAM + 0x8000, SRAM3]),
+                 Call("_ring_barrier"), Call("_ring_reduce_scatter", [SRAM, SRAM3]),
+                 Call("_ring_barrier"), Call("_ring_allreduce", [SRAM2, SRAM3]),
+                 Call("_ring_barrier"), Call("_ring_bcast", [SRAM2, V, 0]),
+                 Call("_ring_barrier")]
+        run = run_calls(calls, nodes=N, setup=setup, max_cycles=50_000_000)
+        s = [run.span(k) for k in range(len(calls))]
+        rows.append(f"| {N} | {V} | {s[1]} | {1.2 * (V + N):.0f} | {s[3]} | {s[5]} | {s[7]} "
+                    f"| {s[8]} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print("## vector\n")
+    print(vector_table())
+    print("\n## activation\n")
+    print(activation_table())
+    print("\n## matrix (cycles per call, and per weight)\n")
+    print(matrix_table())
+    print("\n## ring (machine time of one call)\n")
+    print(ring_table())

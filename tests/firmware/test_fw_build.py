@@ -1,0 +1,116 @@
+"""The firmware as a library: its include file, its generated tables, its
+build helpers, and linking it from the shell with `rap as` / `rap ld`."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from rapsim import firmware, memmap
+from rapsim.asm.archive import read_archive
+from rapsim.daemon import SERVICE_NUMBERS
+from rapsim import daemon
+from rapsim.firmware import tables
+
+SET = re.compile(r"^(\w+)\s+\.set\s+(\S+)", re.M)
+
+
+def _inc() -> dict[str, int]:
+    text = open(firmware.path("rap.inc")).read()
+    return {m.group(1): int(m.group(2), 0) for m in SET.finditer(text)}
+
+
+def test_include_matches_the_simulator():
+    inc = _inc()
+    for name in ("RING_DATA", "RING_STAT", "RING_FWD", "NODE_ID", "NODE_COUNT", "HOST_CALL",
+                 "DRAM_BASE", "RAM0_BASE", "RAM1_BASE"):
+        assert inc[name] == getattr(memmap, name), name
+    assert inc["RINGIO_BASE"] == memmap.RINGIO_BASE
+    assert inc["RINGIO_PAGE"] << 16 == memmap.RINGIO_BASE
+    assert inc["ONCHIP_WORDS"] == memmap.ONCHIP_BLOCK_SIZE
+    for name in ("RING_DATA", "RING_STAT", "RING_FWD", "NODE_ID", "NODE_COUNT", "HOST_CALL"):
+        assert memmap.RINGIO_BASE + inc[name + "_OFS"] == inc[name]
+    for service, number in SERVICE_NUMBERS.items():
+        assert inc["SYS_" + service] == number
+    assert inc["RQ_WORDS"] == daemon.BLOCK_WORDS
+    for flag in ("O_RDONLY", "O_WRONLY", "O_RDWR", "O_CREAT", "O_EXCL", "O_TRUNC", "O_APPEND"):
+        assert inc[flag] == getattr(daemon, flag), flag
+
+
+def test_status_bits_match_the_simulator():
+    inc = _inc()
+    state = open(os.path.join(os.path.dirname(memmap.__file__), "core", "state.pxi")).read()
+    for name in ("C", "V", "Z", "N", "UF", "LV", "LUF", "OVM", "RM", "CF", "CE", "CC", "GIE"):
+        m = re.search(rf"ST_{name} = (0x[0-9A-Fa-f]+)", state)
+        assert m and int(m.group(1), 16) == inc["ST_" + name], name
+
+
+def test_activation_tables_are_generated():
+    """activate.asm carries exactly the text firmware/tables.py generates."""
+    text = open(firmware.path("activate.asm")).read()
+    assert tables.data_section() in text
+
+
+def test_objects_and_library(tmp_path):
+    objs = dict(firmware.objects())
+    assert set(objs) == {"crt0.obj", "syscalls.obj", "vector.obj", "activate.obj",
+                         "matrix.obj", "ring.obj"}
+    lib = firmware.build_library(tmp_path)
+    members = [m.name for m in read_archive(lib)]
+    assert members == ["syscalls.obj", "vector.obj", "activate.obj", "matrix.obj", "ring.obj"]
+    assert (tmp_path / "crt0.obj").is_file()
+    stamp = os.path.getmtime(lib)
+    assert firmware.build_library(tmp_path) == lib          # cached: not rewritten
+    assert os.path.getmtime(lib) == stamp
+    inputs = firmware.link_inputs(tmp_path)
+    assert inputs == [str(tmp_path / "crt0.obj"), str(lib)]
+    # the default cache lives outside the package
+    default = firmware.build_library()
+    assert os.fspath(firmware.path()) not in os.fspath(default)
+    assert firmware.digest() in os.fspath(default)
+
+
+def test_every_documented_routine_is_global():
+    """The routines docs/firmware.md lists are defined globals of the library."""
+    defined = set()
+    for _, obj in firmware.objects():
+        defined |= {s.name for s in obj.symbols if s.binding == "global" and s.section}
+    doc = open(os.path.join(os.path.dirname(os.fspath(firmware.path())), "docs",
+                            "firmware.md")).read()
+    named = set(re.findall(r"`(_[a-z][a-z0-9_]+)\(", doc)) - {"_main"}     # _main: the user's
+    assert named, "no routine found in docs/firmware.md"
+    assert named <= defined, sorted(named - defined)
+
+
+def test_link_from_the_shell(tmp_path):
+    """rap as -I <firmware>, rap ld crt0.obj prog.obj librap.a, rap run."""
+    rap = os.path.join(os.path.dirname(sys.executable), "rap")
+    out = subprocess.run([sys.executable, "-m", "rapsim.firmware", str(tmp_path)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    inc = subprocess.run([sys.executable, "-m", "rapsim.firmware", "--include"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert inc == firmware.include_dir()
+    prog = tmp_path / "prog.asm"
+    prog.write_text('''        .include "rap.inc"
+        .global _main, _print_int
+_main:  LDI     42, AR2
+        CALL    _print_int
+        LDI     7, R0
+        RETS
+''')
+    subprocess.run([rap, "as", "-I", inc, str(prog), "-o", str(tmp_path / "prog.obj")], check=True)
+    subprocess.run([rap, "ld", out[0], str(tmp_path / "prog.obj"), out[1], "-o",
+                    str(tmp_path / "prog.out")], check=True)
+    r = subprocess.run([rap, "run", str(tmp_path / "prog.out")], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.stdout == "42"
+    assert r.returncode == 7
+
+
+@pytest.mark.parametrize("name", ["crt0.asm", "syscalls.asm", "vector.asm", "activate.asm",
+                                  "matrix.asm", "ring.asm", "rap.inc"])
+def test_sources_are_package_data(name):
+    assert firmware.path(name).is_file()
