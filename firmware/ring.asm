@@ -27,19 +27,19 @@
 *   upstream (slices 0..j-1), forwarding it with RING_FWD (node N-1 does
 *   not forward slice 0, which node 0 has), then writes its own slice, then
 *   reads the slices j+1..N-1 that come round a second time, forwarding
-*   those its downstream still lacks (all but slice j+1).  About V + 2N
-*   cycles, plus a few cycles per node where it switches from reading to
-*   writing (docs/firmware.md).
+*   those its downstream still lacks (all but slice j+1).  About
+*   V + 80 + 6N cycles: two hops and one switch from reading to writing
+*   (an RPTS set-up) per node (docs/firmware.md).
 * - reduce-scatter: a chain as well.  Node 0 writes its part of slice N-1;
 *   node j adds its own values to every word that passes and writes the
 *   sums on, except the words of its own slice, which it keeps; after
 *   passing slices N-1, 0 .. j-2 node j injects its part of slice j-1, then
 *   adds up the second lap (slice j, which is complete when it arrives,
 *   and slices j+1 .. N-2).  Every word is read, added and written: 2
-*   cycles per word per node (a read and a write of the ring), about 2V
-*   cycles in all.
+*   cycles per word per node (a read and a write of the ring), about
+*   2V + 21N + 60 cycles in all.
 * - broadcast: the root writes, every other node reads and forwards (the
-*   node before the root does not forward): V + N cycles.
+*   node before the root does not forward): about V + N + 50 cycles.
 * - barrier: node 0 sends a token round the ring (every node forwards it
 *   when it arrives), then a second one that releases the nodes.
 
@@ -187,8 +187,8 @@ bc_recv:
 * itself), writes x[off[j] .. off[j+1]), reads lap 2 (x[off[j+1] .. V),
 * slice j+1 not forwarded).
 *
-* Fast path (every slice a node writes has at least 4 words, every read
-* segment that starts a lap at least 2): all counts are computed before
+* Fast path (the node's own slice has at least 4 words, its lap 1 none or
+* at least 2; for node N-1 slice 0 at least 2): all counts are computed before
 * the first ring access, so that nothing but the RPTS set-up separates
 * the segments.  Lap 1 ends with its last word still in R0; one STI || STI
 * stores it and writes the node's first word, a second STI writes the
