@@ -54,6 +54,16 @@ class Phase:
                 self.stalls[k] = self.stalls.get(k, 0) + d
             self.ring_words += end[n].link_words - start[n].link_words
 
+    def __sub__(self, other: "Phase") -> "Phase":
+        """What this phase cost beyond ``other`` (the same phase of a run
+        of fewer patterns): the marginal, steady-state cost of the extra
+        patterns, without the fixed cost of the phase (the barrier, the
+        nodes' staggered start) and without the first patterns' warm-up."""
+        return Phase(self.cycles - other.cycles, self.patterns - other.patterns,
+                     self.instructions - other.instructions,
+                     {k: v - other.stalls.get(k, 0) for k, v in self.stalls.items()},
+                     self.ring_words - other.ring_words, self.node_cycles - other.node_cycles)
+
     def to_dict(self, clock_hz: float) -> dict:
         d = asdict(self)
         d["seconds"] = self.cycles / clock_hz
@@ -81,6 +91,16 @@ class Performance:
     def mcps(self) -> float:
         s = self.evaluate.cycles / self.clock_hz
         return self.connections * self.evaluate.patterns / s / 1e6 if s else 0.0
+
+    def __sub__(self, other: "Performance") -> "Performance":
+        """The marginal performance of the patterns this run did beyond
+        ``other`` (same network and machine, fewer patterns): see
+        :meth:`Phase.__sub__`."""
+        if (self.nodes, self.connections, self.clock_hz) != (other.nodes, other.connections,
+                                                            other.clock_hz):
+            raise ValueError("performances of different networks or machines")
+        return Performance(self.nodes, self.connections, self.clock_hz,
+                           self.train - other.train, self.evaluate - other.evaluate)
 
     @property
     def peak_mcps(self) -> float:

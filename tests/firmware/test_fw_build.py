@@ -18,6 +18,8 @@ from rapsim.firmware import tables
 SET = re.compile(r"^(\w+)\s+\.set\s+(\S+)", re.M)
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 def _inc() -> dict[str, int]:
     text = open(firmware.path("rap.inc")).read()
     return {m.group(1): int(m.group(2), 0) for m in SET.finditer(text)}
@@ -42,7 +44,7 @@ def test_include_matches_the_simulator():
 
 def test_status_bits_match_the_simulator():
     inc = _inc()
-    state = open(os.path.join(os.path.dirname(memmap.__file__), "core", "state.pxi")).read()
+    state = open(os.path.join(REPO, "rapsim", "core", "state.pxi")).read()
     for name in ("C", "V", "Z", "N", "UF", "LV", "LUF", "OVM", "RM", "CF", "CE", "CC", "GIE"):
         m = re.search(rf"ST_{name} = (0x[0-9A-Fa-f]+)", state)
         assert m and int(m.group(1), 16) == inc["ST_" + name], name
@@ -88,9 +90,11 @@ def test_every_documented_routine_is_global():
 def test_link_from_the_shell(tmp_path):
     """rap as -I <firmware>, rap ld crt0.obj prog.obj librap.a, rap run."""
     rap = os.path.join(os.path.dirname(sys.executable), "rap")
-    out = subprocess.run([sys.executable, "-m", "rapsim.firmware", str(tmp_path)],
+    # run from tmp_path: in the repository root "python -m" would find the
+    # source folder rapsim/ before the installed package
+    out = subprocess.run([sys.executable, "-m", "rapsim.firmware", str(tmp_path)], cwd=tmp_path,
                          capture_output=True, text=True, check=True).stdout.split()
-    inc = subprocess.run([sys.executable, "-m", "rapsim.firmware", "--include"],
+    inc = subprocess.run([sys.executable, "-m", "rapsim.firmware", "--include"], cwd=tmp_path,
                          capture_output=True, text=True, check=True).stdout.strip()
     assert inc == firmware.include_dir()
     prog = tmp_path / "prog.asm"
