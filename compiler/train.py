@@ -227,19 +227,25 @@ def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
     return _Random(rng.random((count, words)), np.concatenate(targets, axis=1))
 
 
+def measurement_network(network: Network) -> Network:
+    """``network`` as :func:`measure` runs it: one epoch at a constant
+    learning rate (0.01)."""
+    return replace(network, training=replace(network.training,
+                                             rate=Schedule("constant", {"rate": 0.01}), epochs=1))
+
+
 def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
-    ``program``: ``network`` already compiled for ``config`` (several
-    measurements of one point compile once)."""
-    net = replace(network, training=replace(network.training,
-                                            rate=Schedule("constant", {"rate": 0.01}), epochs=1))
+    ``program``: ``measurement_network(network)`` already compiled for
+    ``config`` (several measurements of one point then compile once)."""
+    net = measurement_network(network)
+    if program is None:
+        program = compile_network(net, config.nodes, config.memory)
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
-    if program is not None:
-        return run_program(program, config, tr, te, epochs=1)
-    return train(net, tr, te, config=config)
+    return run_program(program, config, tr, te, epochs=1)

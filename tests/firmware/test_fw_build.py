@@ -80,8 +80,7 @@ def test_every_documented_routine_is_global():
     defined = set()
     for _, obj in firmware.objects():
         defined |= {s.name for s in obj.symbols if s.binding == "global" and s.section}
-    doc = open(os.path.join(os.path.dirname(os.fspath(firmware.path())), "docs",
-                            "firmware.md")).read()
+    doc = open(os.path.join(REPO, "docs", "firmware.md")).read()
     named = set(re.findall(r"`(_[a-z][a-z0-9_]+)\(", doc)) - {"_main"}     # _main: the user's
     assert named, "no routine found in docs/firmware.md"
     assert named <= defined, sorted(named - defined)
