@@ -61,12 +61,16 @@ def load_results(path: str) -> list[dict]:
                 if POINT_KEY in rec and isinstance(rec[POINT_KEY], str):
                     rec[POINT_KEY] = json.loads(rec[POINT_KEY])
                 out.append(rec)
-            return out
-        data = json.loads(text)
+            data = out
+        else:
+            data = json.loads(text)
     except (json.JSONDecodeError, csv.Error, ValueError) as e:
         raise RapError(f"{path}: not a results file of rap bench ({e})") from None
-    if not isinstance(data, list) or not all(isinstance(r, dict) and POINT_KEY in r for r in data):
-        raise RapError(f"{path}: not a results file of rap bench")
+    if not isinstance(data, list) or not all(isinstance(r, dict)
+                                             and isinstance(r.get(POINT_KEY), dict)
+                                             for r in data):
+        raise RapError(f"{path}: not a results file of rap bench "
+                       f"(every record needs a '{POINT_KEY}' object)")
     return data
 
 
