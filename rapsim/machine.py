@@ -277,6 +277,38 @@ class Simulator:
     def set_regf(self, name: str | int, value: float, node: int | None = None) -> None:
         self.set_reg40(name, int(to_extended(value)), node)
 
+    def register_words(self, node: int = 0) -> np.ndarray:
+        """The 28 registers as a uint32 array, by register number (R0-R7:
+        bits 31-0)."""
+        return np.array([self.core.get_reg(node, i) for i in range(isa.NUM_REGISTERS)],
+                        dtype=np.uint32)
+
+    def set_register_words(self, words, node: int | None = None) -> None:
+        """Set the 28 registers from a uint32 array (R0-R7: bits 31-0)."""
+        a = np.asarray(words, dtype=np.uint32)
+        if a.shape != (isa.NUM_REGISTERS,):
+            raise ValueError(f"expected {isa.NUM_REGISTERS} register words, got shape {a.shape}")
+        for n in self._node_list(node):
+            for i, w in enumerate(a):
+                self.core.set_reg(n, i, int(w))
+
+    def extended_registers(self, node: int = 0) -> np.ndarray:
+        """R0-R7 as their 40-bit patterns (uint64 array); convert with
+        rapsim.asm.floatfmt.from_extended, or use extended_values()."""
+        return np.array([self.reg40(i, node) for i in range(8)], dtype=np.uint64)
+
+    def extended_values(self, node: int = 0) -> np.ndarray:
+        """R0-R7 as float64 values (exact)."""
+        return from_extended(self.extended_registers(node))
+
+    def set_extended_values(self, values, node: int | None = None) -> None:
+        """Set R0-R7 from floats (rounded to extended precision)."""
+        a = np.asarray(values, dtype=np.float64)
+        if a.shape != (8,):
+            raise ValueError(f"expected 8 values for R0-R7, got shape {a.shape}")
+        for i, p in enumerate(to_extended(a)):
+            self.set_reg40(i, int(p), node)
+
     def registers(self, node: int = 0) -> dict:
         """Every register: R0-R7 as {"hex": 40-bit pattern, "value": float,
         "int": bits 31-0 signed}, the others as integers; plus PC."""

@@ -50,13 +50,17 @@ def load_results(path: str) -> list[dict]:
             text = fh.read()
     except OSError as e:
         raise RapError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise RapError(f"{path}: not a results file of rap bench (not text)") from None
     if not text.strip():
         return []
     try:
         if _is_csv(path):
             rows = list(csv.DictReader(io.StringIO(text)))
             out = []
-            for row in rows:
+            for i, row in enumerate(rows):
+                if None in row:                 # more cells than the header names
+                    raise ValueError(f"row {i + 1} has more cells than the header")
                 rec = {k: _parse_cell(v) for k, v in row.items()}
                 if POINT_KEY in rec and isinstance(rec[POINT_KEY], str):
                     rec[POINT_KEY] = json.loads(rec[POINT_KEY])

@@ -204,3 +204,20 @@ def test_stop_without_line_table_still_names_pc_and_instruction():
     sim.reset(0x100)
     res = sim.run(max_cycles=100)
     assert res.messages == ["node 0: illegal instruction at PC 0x000101: FFFFFFFF  .word (illegal)"]
+
+
+def test_registers_as_numpy_arrays():
+    import numpy as np
+    from rapsim.machine import Simulator
+    sim = Simulator()
+    vals = np.array([0.0, 1.5, -2.0, 3.25, 1e-3, -7.0, 100.0, 0.5])
+    sim.set_extended_values(vals)
+    got = sim.extended_values()
+    assert got.dtype == np.float64 and np.allclose(got, vals, rtol=2 ** -30)
+    assert sim.extended_registers()[1] == 0x0040000000       # 1.5: exponent 0, fraction .1
+    w = sim.register_words()
+    assert w.dtype == np.uint32 and w.shape == (28,)
+    w[8:10] = [0x123456, 0x654321]
+    sim.set_register_words(w)
+    assert sim.reg("AR0") == 0x123456 and sim.reg("AR1") == 0x654321
+    assert sim.regf("R1") == 1.5                              # exponents kept
