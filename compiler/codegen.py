@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rapsim.compiler.lower import LayerPlan, Plan
+from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
 from rapsim.errors import RapError
 
 #: Host-call service of the training host (docs/syscalls.md); also in rap.inc
@@ -149,14 +149,21 @@ class _Gen:
         """Node k's slice of a layer's activations."""
         return self._ptr("act", lp, lp.act.name, [lp.act_offset(k) for k in range(self.n)])
 
-    def net_own(self, lp: LayerPlan):
-        full = lp.net.words == lp.layer.size and lp.kind == "softmax"
-        return self._ptr("net", lp, lp.net.name,
-                         [lp.split.lo(k) if full else 0 for k in range(self.n)])
+    def net_own(self, lp: LayerPlan) -> Addr:
+        return Addr(lp.net.name)
 
     def err_own(self, lp: LayerPlan):
         return self._ptr("err", lp, lp.err.name,
                          [lp.split.lo(k) if lp.reduced else 0 for k in range(self.n)])
+
+    def band_src(self, cp: ConnectPlan, buf) -> Var:
+        """Node k's start in ``buf`` (the source's activations or partial
+        error sums) of a band connect: the first own row's first source."""
+        sp, dst = cp.sparse, self.p.layers[cp.connect.dst]
+        return self.e.pernode(f"band{cp.index}_{buf.name}",
+                              [f"{buf.name}+{o}" if o else buf.name
+                               for o in (sp.start + dst.split.lo(k) * sp.stride
+                                         for k in range(self.n))])
 
     def off_table(self, lp: LayerPlan) -> Addr:
         sym = f"off_{lp.name}"
@@ -199,13 +206,23 @@ class _Gen:
             first = True
             for cp in (c for c in p.connects if c.connect.dst == name):
                 src = p.layers[cp.connect.src]
-                if cp.kind == "full":
+                if cp.kind in ("full", "sparse"):
                     if first:
                         b = Addr(lp.bias.name) if lp.bias else Imm(0)
                     else:
                         b = net
-                    e.call("_mxv", [net, Addr(cp.weights.name), Addr(src.act.name), rows,
-                                    Imm(src.layer.size), b], comment=f"{cp.connect.name}: y = W x")
+                    W, sp = Addr(cp.weights.name), cp.sparse
+                    if cp.kind == "full":
+                        e.call("_mxv", [net, W, Addr(src.act.name), rows, Imm(src.layer.size), b],
+                               comment=f"{cp.connect.name}: y = W x")
+                    elif cp.band:
+                        e.call("_mxvs", [net, W, self.band_src(cp, src.act), rows, Imm(sp.width),
+                                         b, Imm(sp.stride)],
+                               comment=f"{cp.connect.name}: y = W x (band)")
+                    else:
+                        e.call("_spmv", [net, W, Addr(src.act.name), rows, Addr(sp.cnt.name),
+                                         Addr(sp.idx.name), b],
+                               comment=f"{cp.connect.name}: y = W x (sparse)")
                 else:                                   # bus: y += w .* x
                     tmp = Addr(lp.tmp.name)
                     e.call("_vmul", [tmp, Addr(cp.weights.name), self.act_own(src), rows],
@@ -225,11 +242,11 @@ class _Gen:
             elif lp.kind == "linear":
                 e.call("_vcopy", [act, net, rows])
             elif lp.kind == "softmax":
-                self.gather(lp, lp.net)
-                e.call("_vsoftmax", [Addr(lp.act.name), Addr(lp.net.name), Imm(lp.layer.size)])
+                # each node its own slice: the maximum and the sum over the ring
+                e.call("_vsoftmax_ring" if self.n > 1 else "_vsoftmax", [act, net, rows])
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
-            if lp.gathered and lp.kind != "softmax":
+            if lp.gathered:
                 self.gather(lp, lp.act)
 
     def log_outputs(self) -> None:
@@ -301,6 +318,8 @@ class _Gen:
                         e.call("_mxout", [W, delta, Addr(src.act.name), rows,
                                           Imm(src.layer.size)], [Var("hv_eta")],
                                comment="W += eta d x^T")
+                elif cp.kind == "sparse":
+                    self.sparse_backward(cp, src, delta, rows)
                 else:
                     if src.err is not None:
                         e.call("_vmul", [tmp, W, delta, rows], comment=f"{cp.connect.name}: w d")
@@ -308,6 +327,34 @@ class _Gen:
                         e.call("_vadd", [serr, serr, tmp, rows])
                     e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
                     self.update_vector(W, cp.momentum, tmp, rows, "bus weights")
+
+    def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows) -> None:
+        """A sparse connect: its partial error sums, then its update."""
+        e, sp, name = self.e, cp.sparse, cp.connect.name
+        W = Addr(cp.weights.name)
+        M = Addr(cp.momentum.name) if cp.momentum is not None else None
+        if cp.band:
+            if src.err is not None:
+                e.call("_mxtvs", [self.band_src(cp, src.err), W, delta, rows, Imm(sp.width),
+                                  Imm(sp.stride)], comment=f"{name}: e += W^T d (band)")
+            x = self.band_src(cp, src.act)
+            if M is not None:
+                e.call("_mxoutms", [W, delta, x, rows, Imm(sp.width), M, Imm(sp.stride)],
+                       [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
+            else:
+                e.call("_mxouts", [W, delta, x, rows, Imm(sp.width), Imm(sp.stride)],
+                       [Var("hv_eta")], comment="W += eta d x^T")
+            return
+        tables = [rows, Addr(sp.cnt.name), Addr(sp.idx.name)]
+        if src.err is not None:
+            e.call("_spmtv", [Addr(src.err.name), W, delta] + tables,
+                   comment=f"{name}: e += W^T d (sparse)")
+        x = Addr(src.act.name)
+        if M is not None:
+            e.call("_spoutm", [W, delta, x] + tables + [M], [Var("hv_eta"), Var("falpha")],
+                   comment="W += M = aM + eta d x^T")
+        else:
+            e.call("_spout", [W, delta, x] + tables, [Var("hv_eta")], comment="W += eta d x^T")
 
     def update_vector(self, w: Addr, m, g: Addr, rows, what: str) -> None:
         """w += eta g, or with momentum m = alpha m + eta g, w += m."""

@@ -157,16 +157,32 @@ class TrainingHost:
                                     self.plan.target_words, self.addr["order"]])
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
+    def _own(self, cp, k: int) -> slice:
+        """Node k's part of a connect's weights in the reference's layout
+        (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
+        if cp.sparse is not None:
+            return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
+        sp = self.plan.layers[cp.connect.dst].split
+        return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
+
     def write_weights(self, sim, weights: Weights) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:
-        full connects (dst, src), bus (dst,); biases (size,)); momentum 0."""
+        full connects (dst, src), bus (dst,), sparse (pairs,); biases (size,));
+        momentum 0; the index tables of sparse connects (pairs per own row,
+        source of each own pair)."""
         plan, sym = self.plan, self.program.image.symbols
         for cp in plan.connects:
             w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
-            sp = plan.layers[cp.connect.dst].split
             for k in range(plan.nodes):
-                sim.write_floats(sym[cp.weights.name], w[sp.lo(k):sp.lo(k) + sp.rows(k)].ravel(),
-                                 node=k)
+                sim.write_floats(sym[cp.weights.name], w[self._own(cp, k)].ravel(), node=k)
+            sp = cp.sparse
+            if sp is not None and sp.kind == "index":
+                pairs, dst = cp.connect.pairs, plan.layers[cp.connect.dst].split
+                for k in range(plan.nodes):
+                    own = pairs[self._own(cp, k)]
+                    cnt = np.bincount(own[:, 1] - dst.lo(k), minlength=dst.rows(k))
+                    sim.write(sym[sp.cnt.name], cnt, node=k)
+                    sim.write(sym[sp.idx.name], own[:, 0], node=k)
         for name, lp in plan.layers.items():
             if lp.bias is not None:
                 b = np.asarray(weights.biases[name], dtype=np.float64)
@@ -185,8 +201,9 @@ class TrainingHost:
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
-            w = np.concatenate([sim.read_floats(sym[cp.weights.name], dst.split.rows(k) * cols,
-                                                node=k) for k in range(plan.nodes)])
+            own = [self._own(cp, k) for k in range(plan.nodes)]
+            w = np.concatenate([sim.read_floats(sym[cp.weights.name], (o.stop - o.start) * cols,
+                                                node=k) for k, o in enumerate(own)])
             out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
                                              if cp.kind == "full" else w)
         for name, lp in plan.layers.items():

@@ -11,13 +11,21 @@ The partition is the RAP's (../shared/seeds/rap-clones.txt, section 3):
   units (a full connect S->D: rows ``off_D[k] ..`` of the |D| x |S| matrix,
   row-major), the weights of the bus connections into its units and its
   units' biases;
-* a layer whose activations feed a full connect is *gathered*: after each
-  node computes its slice, a ring all-gather gives every node the whole
-  vector (the x of the next matrix-vector product);
-* back-propagation through a full connect S->D gives each node a partial
-  error vector over all of S (its rows' contribution, ``W^T d``); a ring
-  reduce-scatter sums these so that each node gets the total for its own
-  slice of S.  No node ever holds a whole weight matrix.
+* a sparse connect S->D is a list of (source, destination) pairs sorted by
+  destination: node k owns the pairs whose destination is one of its units.
+  When every destination unit reads a contiguous run of the same width,
+  starting ``stride`` units after the previous one (a local receptive field),
+  the node's pairs are a dense band (rows x width) for the strided matrix
+  kernels; otherwise they are run by the sparse kernels through per-node
+  index tables (the count of pairs of each own row, the source of each
+  pair), which the host writes with the weights;
+* a layer whose activations feed a full or sparse connect is *gathered*:
+  after each node computes its slice, a ring all-gather gives every node the
+  whole vector (the x of the next matrix-vector product);
+* back-propagation through a full or sparse connect S->D gives each node a
+  partial error vector over all of S (its rows' contribution, ``W^T d``); a
+  ring reduce-scatter sums these so that each node gets the total for its
+  own slice of S.  No node ever holds a whole weight matrix.
 
 Memory: vectors that a kernel reads again for every matrix row (the x of
 ``mxv``/``mxout``, the y of ``mxtv``) go to the on-chip RAM blocks while
@@ -31,6 +39,8 @@ NODE_ID.  docs/compiler.md describes the whole scheme.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from rapsim.compiler.ir import INPUT_KINDS, Connect, Layer, Network
 from rapsim.memmap import ONCHIP_BLOCK_SIZE, MemoryConfig
@@ -103,7 +113,7 @@ class LayerPlan:
     split: Split
     gathered: bool                  # the whole activation vector on every node
     act: Buffer                     # full (gathered) or local activations
-    net: Buffer | None = None       # local net input (full for softmax)
+    net: Buffer | None = None       # local net input
     delta: Buffer | None = None     # local error signal d = -dE/dnet
     err: Buffer | None = None       # back-propagated error: full if reduced
     reduced: bool = False           # err is reduce-scattered
@@ -126,16 +136,44 @@ class LayerPlan:
 
 
 @dataclass
+class SparsePlan:
+    """How a sparse connect's pairs are split and run.
+
+    Node k owns ``pairs[lo[k]:lo[k+1]]`` (the pairs of its destination
+    units, in ``Connect.pairs`` order).  ``kind`` is ``"band"`` when row d
+    reads sources ``start + d*stride .. start + d*stride + width - 1`` for
+    every destination unit d (the node's weights are then a dense rows x
+    width block for the strided kernels), else ``"index"``: ``cnt`` holds the
+    number of pairs of each own row, ``idx`` the source unit of each own
+    pair (both written by the host, per node)."""
+    kind: str
+    lo: tuple[int, ...]
+    width: int = 0
+    stride: int = 0
+    start: int = 0
+    cnt: Buffer | None = None
+    idx: Buffer | None = None
+
+    def pairs(self, k: int) -> int:
+        return self.lo[k + 1] - self.lo[k]
+
+
+@dataclass
 class ConnectPlan:
     """A connect's weights on every node."""
     connect: Connect
     index: int
     weights: Buffer
     momentum: Buffer | None = None
+    sparse: SparsePlan | None = None
 
     @property
     def kind(self) -> str:
         return self.connect.kind
+
+    @property
+    def band(self) -> bool:
+        return self.sparse is not None and self.sparse.kind == "band"
 
 
 @dataclass
@@ -163,6 +201,8 @@ class Plan:
                     if b is not None]
         for cp in self.connects:
             out += [b for b in (cp.weights, cp.momentum) if b is not None]
+            if cp.sparse is not None:
+                out += [b for b in (cp.sparse.cnt, cp.sparse.idx) if b is not None]
         return out
 
     def weight_words(self) -> int:
@@ -183,10 +223,12 @@ def _check(net: Network) -> None:
     layers = net.layers
     error = net.training.error
     for c in net.connects:
-        if c.kind not in ("full", "bus"):
+        if c.kind not in ("full", "bus", "sparse"):
             raise LoweringError(
                 f"connect {c.name}: {c.kind} connects have no kernel in the RAP back end "
-                "(full and bus connects are supported)", c.loc)
+                "(full, bus and sparse connects are supported)", c.loc)
+        if c.kind == "sparse" and (c.pairs is None or not len(c.pairs)):
+            raise LoweringError(f"sparse connect {c.name} has no pairs", c.loc)
         if c.kind == "bus" and layers[c.src].size != layers[c.dst].size:
             raise LoweringError(f"bus connect {c.name} joins layers of different sizes", c.loc)
         if layers[c.dst].kind in INPUT_KINDS:
@@ -220,30 +262,51 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
     fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
     bwd = [n for n in net.backward_order if layers[n].kind not in INPUT_KINDS]
     momentum = float(net.training.momentum)
+    sparse = {i: _sparse_plan(i, c, Split.even(layers[c.dst].size, nodes))
+              for i, c in enumerate(net.connects) if c.kind == "sparse"}
+
+    def reads(i: int, c: Connect) -> int:
+        """Reads per pattern, on the busiest node, of the source vector (or
+        of its partial error sums) by connect c's kernels."""
+        rows = Split.even(layers[c.dst].size, nodes).max_rows
+        if c.kind == "full":
+            return 2 * rows * layers[c.src].size
+        sp = sparse[i]
+        return 2 * max(sp.pairs(k) for k in range(nodes))
+
     plans: dict[str, LayerPlan] = {}
     for name in net.forward_order:
         L = layers[name]
         sp = Split.even(L.size, nodes)
         rows = sp.max_rows
-        out_full = [c for c in net.outgoing(name) if c.kind == "full"]
-        gathered = L.kind in INPUT_KINDS or bool(out_full) or L.kind == "softmax"
+        # connects that read the whole source vector (and give partial error sums)
+        out_whole = [(i, c) for i, c in enumerate(net.connects)
+                     if c.src == name and c.kind in ("full", "sparse")]
+        gathered = L.kind in INPUT_KINDS or bool(out_whole)
         # reads per pattern of the vector that a matrix kernel walks per row
-        reuse = sum(2 * Split.even(layers[c.dst].size, nodes).max_rows for c in out_full)
+        reuse = sum(reads(i, c) for i, c in out_whole)
         act = Buffer(_sym("act", name), L.size if gathered else max(rows, 1), "vector",
-                     uses=reuse * L.size or L.size, role=f"{name} activations"
+                     uses=reuse or L.size, role=f"{name} activations"
                      + (" (whole vector)" if gathered else " (own slice)"))
         lp = LayerPlan(L, sp, gathered, act)
         if L.kind not in INPUT_KINDS:
             r1 = max(rows, 1)
-            lp.net = Buffer(_sym("net", name), L.size if L.kind == "softmax" else r1, "vector",
-                            uses=3 * r1, role=f"{name} net input")
-            lp.delta = Buffer(_sym("delta", name), r1, "vector", uses=3 * r1,
+            lp.net = Buffer(_sym("net", name), r1, "vector", uses=3 * r1,
+                            role=f"{name} net input (own slice)")
+            # with momentum, _mxoutm reads alpha from d[i]'s word for every weight
+            d_uses = 3 * r1 + (sum(rows * (layers[c.src].size if c.kind == "full"
+                                           else sparse[i].width)
+                                   for i, c in enumerate(net.connects)
+                                   if c.dst == name and (c.kind == "full" or i in sparse
+                                                         and sparse[i].kind == "band"))
+                               if momentum else 0)
+            lp.delta = Buffer(_sym("delta", name), r1, "vector", uses=d_uses,
                               role=f"{name} error signal (own slice)")
             lp.tmp = Buffer(_sym("tmp", name), r1, "vector", uses=2 * r1, role=f"{name} scratch")
-            lp.reduced = bool(out_full)
+            lp.reduced = bool(out_whole)
             if net.outgoing(name):
                 lp.err = Buffer(_sym("err", name), L.size if lp.reduced else r1, "vector",
-                                uses=reuse * L.size or r1,
+                                uses=reuse or r1,
                                 role=f"{name} back-propagated error"
                                 + (" (partial sums, whole vector)" if lp.reduced else ""))
             if L.bias:
@@ -256,12 +319,19 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
     cplans = []
     for i, c in enumerate(net.connects):
         rows = plans[c.dst].split.max_rows
-        words = max(rows * layers[c.src].size if c.kind == "full" else rows, 1)
-        w = Buffer(_sym("w", str(i)), words, "matrix", uses=4, role=f"{c.name} weights ({c.kind})")
+        if c.kind == "full":
+            words = rows * layers[c.src].size
+        elif c.kind == "sparse":
+            words = max(sparse[i].pairs(k) for k in range(nodes))
+        else:
+            words = rows
+        words = max(words, 1)
+        kind = c.kind + (f", {sparse[i].kind}" if c.kind == "sparse" else "")
+        w = Buffer(_sym("w", str(i)), words, "matrix", uses=4, role=f"{c.name} weights ({kind})")
         m = None
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
-        cplans.append(ConnectPlan(c, i, w, m))
+        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i)))
     input_offset, off = {}, 0
     for name in net.inputs:
         input_offset[name] = off
@@ -274,6 +344,30 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
                 off, toff, input_offset, momentum)
     _place(plan)
     return plan
+
+
+def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:
+    """Split a sparse connect's pairs by destination node and choose its
+    kernels: the strided dense ones for a band, else the sparse ones."""
+    pairs = c.pairs
+    src, dsts = pairs[:, 0], pairs[:, 1]
+    lo = tuple(int(x) for x in np.searchsorted(dsts, dst.off, side="left"))
+    cnt = np.bincount(dsts, minlength=dst.size)
+    width = int(cnt[0])
+    if (cnt == width).all():
+        rows = src.reshape(dst.size, width)
+        start = rows[:, 0]
+        contiguous = (rows == start[:, None] + np.arange(width)).all()
+        stride = int(start[1] - start[0]) if dst.size > 1 else 0
+        if contiguous and stride >= 0 and (start == start[0] + stride * np.arange(dst.size)).all():
+            return SparsePlan("band", lo, width=width, stride=stride, start=int(start[0]))
+    rows = dst.max_rows
+    words = max(max(lo[k + 1] - lo[k] for k in range(dst.nodes)), 1)
+    return SparsePlan("index", lo,
+                      cnt=Buffer(_sym("spcnt", str(i)), max(rows, 1), "table", uses=4,
+                                 role=f"{c.name} pairs per own row"),
+                      idx=Buffer(_sym("spidx", str(i)), words, "table", uses=4,
+                                 role=f"{c.name} source unit of each own pair"))
 
 
 def _place(plan: Plan) -> None:
@@ -291,7 +385,7 @@ def _place(plan: Plan) -> None:
             b.region = "sram"
     sram = plan.memory.sram_words - SRAM_RESERVE - sum(b.words for b in vectors
                                                        if b.region == "sram")
-    matrices = [b for b in plan.buffers if b.kind == "matrix"]
+    matrices = [b for b in plan.buffers if b.kind in ("matrix", "table")]
     for b in sorted(matrices, key=lambda b: (-b.uses, -b.words, b.name)):
         if b.words <= sram:
             b.region = "sram"

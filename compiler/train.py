@@ -155,8 +155,11 @@ class _Schedule:
 def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 test_set: PatternData | None = None, *, weights: Weights | None = None,
                 epochs: int | None = None, on_epoch=None,
-                max_cycles: int = DEFAULT_MAX_CYCLES) -> TrainResult:
-    """Train with an already compiled program (see :func:`train`)."""
+                max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
+                sample_every: int = 0) -> TrainResult:
+    """Train with an already compiled program (see :func:`train`).
+    ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
+    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
@@ -174,7 +177,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     host.write_weights(sim, weights or initial_weights(net))
     t0 = time.perf_counter()
     try:
-        res = sim.run(max_cycles=max_cycles)
+        res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
+                      sampler=None if sampler is None else (lambda s: sampler(s, host)))
     finally:
         sim.daemon.close_all()
     host_seconds = time.perf_counter() - t0
@@ -236,16 +240,19 @@ def measurement_network(network: Network) -> Network:
 
 def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
             test_patterns: int = 16, seed: int = 0,
-            program: Program | None = None) -> TrainResult:
+            program: Program | None = None, sampler=None,
+            sample_every: int = 0) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
-    ``config`` (several measurements of one point then compile once)."""
+    ``config`` (several measurements of one point then compile once);
+    ``sampler``, ``sample_every``: see :func:`run_program`."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory)
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
-    return run_program(program, config, tr, te, epochs=1)
+    return run_program(program, config, tr, te, epochs=1, sampler=sampler,
+                       sample_every=sample_every)

@@ -7,6 +7,8 @@
 *   _vtanh_deriv(z, y, n)     z = 1 - y^2     (y: tanh outputs)
 *   _vexp(z, x, n)            z = exp(x)      relative error <= 1e-6
 *   _vsoftmax(z, x, n)        z = exp(x - max x) / sum exp(x - max x)
+*   _vsoftmax_ring(z, x, n)   the same over a vector split across the
+*                             nodes: each node's x, z are its own slice
 *
 * Pointers in AR2 (z), AR3 (x or y), the count in AR4; z may be the same
 * vector as x (in place).  The C30 has no exp: sigmoid and tanh are
@@ -18,6 +20,7 @@
         .include "rap.inc"
 
         .global _vsigmoid, _vtanh, _vsigmoid_deriv, _vtanh_deriv, _vexp, _vsoftmax
+        .global _vsoftmax_ring, _ring_maxf, _ring_sumf
 
 * j = clamp(floor(R2), -193, 192) into reg (the table index of a line)
 LINEIDX .macro  reg
@@ -166,37 +169,39 @@ _vexp:
 ve_end: STF     R0, *AR2++
         RETS
 
-* _vsoftmax(z AR2, x AR3, n AR4): three passes -- the maximum (2
-* cycles/element), exp(x - max) into z with its sum (about 30
-* cycles/element), z times 1/sum (1 cycle/element); 1/sum by five Newton
-* steps from 0.75 * 2^-e.
-_vsoftmax:
-        LDI     AR4, R1
-        SUBI    1, R1
-        RETSLT
-        SAVEX   R4
-        PUSH    DP
-        LDP     expkp
-        LDI     @expkp, AR6
-        POP     DP
+* Pieces of the softmaxes.  AR6 -> expk throughout.
+* SMMAX: R3 = max x[0 .. n) (AR3 = x, R1 = n - 1 >= 0); 2 cycles/element
+SMMAX   .macro
         LDI     AR3, AR0
-        LDF     *AR0++, R3              ; R3 = max
+        LDF     *AR0++, R3
         SUBI    1, R1                   ; n - 2
-        BLT     sm_max
+        BLT     m9?
         LDI     R1, RC
-        RPTB    sm_m1
+        RPTB    m1?
         CMPF    *AR0, R3
-sm_m1:  LDFLT   *AR0++, R3
-sm_max: LDI     AR4, RC
+m1?:    LDFLT   *AR0++, R3
+m9?:
+        .endm
+
+* SMEXP: z[k] = exp(x[k] - R3), R4 = their sum (AR2 = z, AR3 = x,
+* AR4 = n >= 1); about 30 cycles/element
+SMEXP   .macro
+        LDI     AR4, RC
         SUBI    1, RC
-        LDI     AR2, AR1                ; AR1 -> z (exp pass)
-        LDF     0.0, R4                 ; sum
-        RPTB    sm_e1
-        SUBF3   R3, *AR3++, R0          ; x - max
+        LDI     AR2, AR1                ; AR1 -> z
+        LDI     AR3, AR0                ; AR0 -> x
+        LDF     0.0, R4
+        RPTB    e1?
+        SUBF3   R3, *AR0++, R0          ; x - max
         EXP
         ADDF    R0, R4
-sm_e1:  STF     R0, *AR1++
-        ; R0 = 1 / R4 (R4 >= 1: the maximum contributes exp(0) = 1)
+e1?:    STF     R0, *AR1++
+        .endm
+
+* SMSCALE: z *= 1 / R4 (R4 >= 1: the maximum contributes exp(0) = 1; AR2 =
+* z, AR4 = n >= 1).  1/R4 by five Newton steps from 0.75 2^-e (e: the
+* exponent of R4): |1 - r0 R4| <= 0.5, so 2^-32 after five.
+SMSCALE .macro
         PUSHF   R4
         POP     R1
         ASH     -24, R1                 ; e = exponent of the sum
@@ -204,25 +209,88 @@ sm_e1:  STF     R0, *AR1++
         LSH     24, R1
         PUSH    R1
         POPF    R0                      ; 2^-e
-        MPYF    0.75, R0                ; r0 = 0.75 * 2^-e: |1 - r0 sum| <= 0.5
+        MPYF    0.75, R0                ; r0 = 0.75 * 2^-e
         LDI     4, AR5
-sm_nr:  MPYF3   R0, R4, R1              ; r = r (2 - sum r), 5 times
+n1?:    MPYF3   R0, R4, R1              ; r = r (2 - sum r), 5 times
         SUBRF   2.0, R1
-        DBUD    AR5, sm_nr
+        DBUD    AR5, n1?
         MPYF    R1, R0
         NOP
         NOP
-        ; z *= r
-        LDI     AR4, R1
+        LDI     AR4, R1                 ; z *= r
         LDI     AR2, AR1
         MPYF3   R0, *AR1++, R2          ; z0 r
         SUBI    2, R1
-        BLT     sm_one
+        BLT     c1?
         RPTS    R1
         MPYF3   R0, *AR1++, R2
 ||      STF     R2, *AR2++
-sm_one: STF     R2, *AR2
+c1?:    STF     R2, *AR2
+        .endm
+
+EXPK    .macro                          ; AR6 -> expk, DP kept
+        PUSH    DP
+        LDP     expkp
+        LDI     @expkp, AR6
+        POP     DP
+        .endm
+
+* _vsoftmax(z AR2, x AR3, n AR4): three passes -- the maximum (2
+* cycles/element), exp(x - max) into z with its sum (about 30
+* cycles/element), z times 1/sum (1 cycle/element).
+_vsoftmax:
+        LDI     AR4, R1
+        SUBI    1, R1
+        RETSLT
+        SAVEX   R4
+        EXPK
+        SMMAX
+        SMEXP
+        SMSCALE
         RESTX   R4
+        RETS
+
+* _vsoftmax_ring(z AR2, x AR3, n AR4): the softmax of a vector split over
+* the nodes, each node giving its own slice x (n >= 0 words; a node may own
+* none) and getting its slice z.  The maximum of the local maxima and the
+* sum of the local sums come from _ring_maxf and _ring_sumf (every node
+* calls this routine, SPMD): the same arithmetic as _vsoftmax on the whole
+* vector but the order of the additions (slice by slice, in node order).
+_vsoftmax_ring:
+        SAVEX   R4
+        EXPK
+        LDI     7F80h, R3               ; no units: the most negative single,
+        LSH     16, R3                  ; 7F800000h = -2^128
+        PUSH    R3
+        POPF    R3
+        LDI     AR4, R1
+        SUBI    1, R1
+        BLT     sr_max                  ; n <= 0
+        SMMAX
+sr_max: LDF     R3, R2
+        PUSH    AR2
+        PUSH    AR3
+        PUSH    AR4
+        CALL    _ring_maxf              ; R0 = the largest of all (changes R0-R3, AR0)
+        POP     AR4
+        POP     AR3
+        POP     AR2
+        LDF     R0, R3
+        LDF     0.0, R4
+        LDI     AR4, R1
+        BLE     sr_sum                  ; n <= 0: sum 0
+        SMEXP
+sr_sum: LDF     R4, R2
+        PUSH    AR2
+        PUSH    AR4
+        CALL    _ring_sumf              ; R0 = the sum of all
+        POP     AR4
+        POP     AR2
+        LDF     R0, R4
+        LDI     AR4, R1
+        BLE     sr_ret
+        SMSCALE
+sr_ret: RESTX   R4
         RETS
 
         .data

@@ -26,6 +26,7 @@
         .include "rap.inc"
 
         .global _mxv, _mxtv, _mxout, _mxoutm
+        .global _mxvs, _mxtvs, _mxouts, _mxoutms
 
         .text
 * ---------------------------------------------------------------------------
@@ -39,7 +40,10 @@
 * the loop (a load would stall the next access by 2 cycles).
 * ---------------------------------------------------------------------------
 _mxv:
+        LDI     0, IR1                  ; stride 0: every row reads x from x[0]
+_mxvs:
         LDI     AR6, R1                 ; R1 = cols
+        SUBI3   IR1, AR6, AR1           ; AR1 = cols - stride
         LDI     IR0, AR6                ; AR6 -> b
         LDI     1, IR1                  ; bias step
         LDF     0.0, R2
@@ -51,9 +55,9 @@ _mxv:
         BLE     mv_ret
         SUBI    2, R1                   ; cols - 2: RPTS count
         BLT     mv_small
-        LDI     R1, IR0
-        ADDI    1, IR0                  ; IR0 = cols - 1
-        ADDI    IR0, AR4                ; AR4 -> x[cols-1]
+        LDI     AR1, IR0
+        SUBI    1, IR0                  ; IR0 = cols - 1 - stride
+        ADDI    IR0, AR4                ; AR4 -> x[cols-1-stride]
         MPYF3   *AR3++, *--AR4(IR0), R0 ; W[0][0] x[0]
         LDF     *AR6++(IR1), R2         ; b[0]
         SUBI    2, R3
@@ -79,10 +83,12 @@ mv_ret: SUBI    1, SP
 mv_small:
         SUBI    1, R3
         LDI     R3, RC                  ; rows - 1
+        LDI     1, IR0
+        SUBI    AR1, IR0                ; IR0 = 1 - (cols - stride): the stride when cols = 1
         CMPI    -1, R1
         BNE     mv_bonly
         RPTB    mv_s1
-        MPYF3   *AR3++, *AR4, R0        ; W[i][0] x[0]
+        MPYF3   *AR3++, *AR4++(IR0), R0 ; W[i][0] x[i stride]
         ADDF    *AR6++(IR1), R0
 mv_s1:  STF     R0, *AR2++
         BR      mv_ret
@@ -104,6 +110,8 @@ mv_s2:  STF     R0, *AR2++
 * takes a simple loop (3 cycles per weight).
 * ---------------------------------------------------------------------------
 _mxtv:
+        LDI     0, IR0                  ; stride 0: every row adds into y[0..]
+_mxtvs:
         LDI     AR5, R0
         RETSLE                          ; rows <= 0
         LDI     AR6, R1
@@ -112,12 +120,14 @@ _mxtv:
         SUBI    1, R0
         LDI     R0, AR5                 ; DB count: rows - 1
         LDI     AR2, AR0                ; AR0: y read pointer
-        LDI     AR2, IR1
-        SUBI    1, IR1                  ; IR1 = y - 1: the write base
-        LDI     IR1, AR1                ; AR1: y write pointer (y + 2p - 1)
+        LDI     AR2, AR1
+        SUBI    1, AR1                  ; AR1: y write pointer (y + 2p - 1)
+        SUBI3   IR0, AR6, IR1           ; IR1 = cols - stride
         LDI     2, IR0
         CMPI    4, R1
         BLT     tv_small
+        SUBI    2, IR1                  ; IR1 = cols - 2 - stride: AR0 and AR1
+                                        ; end a row 2 + IR1 ahead of the next
         LDI     R1, R0
         LSH     -1, R0                  ; m = cols / 2
         TSTB    1, R1
@@ -138,16 +148,17 @@ tv_eb:  STF     R2, *+AR1(1)
 ||      STF     R3, *++AR1(IR0)
         MPYF3   *AR3++, R4, R0          ; s W[i][2m-1]
 ||      ADDF3   *AR0++, R1, R2          ; y[2m-2] + s W[i][2m-2]
-        ADDF3   R0, *AR0, R3            ; y[2m-1] + s W[i][2m-1]
+        ADDF3   R0, *AR0--, R3          ; y[2m-1] + s W[i][2m-1]
         DBD     AR5, tv_erow
         STF     R2, *+AR1(1)
-||      STF     R3, *++AR1(IR0)
-        LDI     AR2, AR0                ; rewind y
-        LDI     IR1, AR1
+||      STF     R3, *+AR1(IR0)
+        NOP     *AR0--(IR1)             ; AR0, AR1 -> the next row's y
+        NOP     *AR1--(IR1)
         BR      tv_ret
 * odd cols = 2m + 1: m passes, then the last weight
 tv_odd: SUBI    1, R0
         LDI     R0, BK
+        ADDI    1, IR1                  ; IR1 = cols - 1 - stride
 tv_orow:
         LDI     BK, RC
         LDF     *AR4++, R4
@@ -162,22 +173,24 @@ tv_ob:  STF     R2, *+AR1(1)
         ADDF3   R1, *AR0, R2            ; y[2m] + s W[i][2m]
         DBD     AR5, tv_orow
         STF     R2, *+AR1(1)
-        LDI     AR2, AR0
-        LDI     IR1, AR1
+        NOP     *AR0--(IR1)             ; AR0, AR1 -> the next row's y
+        NOP     *AR1--(IR1)
         BR      tv_ret
 * cols = 1..3: y[j] += s W[i][j] one weight at a time
 tv_small:
         SUBI    1, R1
         LDI     R1, BK                  ; cols - 1
 tv_srow:
-        LDI     AR2, AR0
         LDF     *AR4++, R4
         LDI     BK, RC
         RPTB    tv_sb
         MPYF3   R4, *AR3++, R0
         ADDF3   R0, *AR0, R2
 tv_sb:  STF     R2, *AR0++
-        DBU     AR5, tv_srow
+        DBD     AR5, tv_srow
+        NOP     *AR0--(IR1)             ; AR0 -> the next row's y
+        NOP
+        NOP
 tv_ret: RESTX   R4
         RETS
 
@@ -190,6 +203,17 @@ tv_ret: RESTX   R4
 * two primary-bus accesses per weight (read and write of W), so 2 cycles
 * per weight with x on chip.  x is rewound with *AR1--(IR1), IR1 = cols.
 * ---------------------------------------------------------------------------
+_mxouts:
+        LDI     AR5, R0
+        RETSLE
+        LDI     AR6, R1
+        RETSLE
+        SUBI    1, R0                   ; rows - 1
+        LDI     AR2, AR0                ; AR0: W write pointer
+        BRD     mo_go
+        LDI     AR4, AR1                ; AR1: x pointer
+        SUBI3   IR0, AR6, IR1           ; IR1 = cols - stride
+        NOP
 _mxout:
         LDI     AR5, R0
         RETSLE
@@ -198,8 +222,8 @@ _mxout:
         SUBI    1, R0                   ; rows - 1
         LDI     AR2, AR0                ; AR0: W write pointer
         LDI     AR4, AR1                ; AR1: x pointer
-        LDI     AR6, IR1                ; IR1 = cols
-        SUBI    2, R1                   ; cols - 2: RC of a row
+        LDI     AR6, IR1                ; IR1 = cols (- stride)
+mo_go:  SUBI    2, R1                   ; cols - 2: RC of a row
         BLT     mo_one
         LDI     R0, AR5
         LDI     R1, IR0
@@ -217,9 +241,11 @@ mo_blk: MPYF3   R3, *AR1++, R0
         LDI     IR0, RC
         RETS
 mo_one: LDI     R0, RC                  ; cols = 1: one weight per row
+        LDI     1, IR0
+        SUBI    IR1, IR0                ; IR0 = 1 - (cols - stride) = stride
         RPTB    mo_ob
         MPYF3   R2, *AR3++, R3
-        MPYF3   R3, *AR4, R0
+        MPYF3   R3, *AR4++(IR0), R0     ; s x[i stride]
         ADDF3   R0, *AR2, R1
 mo_ob:  STF     R1, *AR2++
         RETS
@@ -228,15 +254,20 @@ mo_ob:  STF     R1, *AR2++
 * _mxoutm(W AR2, d AR3, x AR4, rows AR5, cols AR6, M IR0, eta R2, alpha R3)
 *     M = alpha M + eta d x^T;  W = W + M
 *
-* Four instructions per weight, software-pipelined:
-*     MPYF3 *Mr++, R4, R0 || ADDF3 *Wr++, R2, R3   R0 = alpha M[k], R3 = W[k-1] + M'[k-1]
-*     MPYF3 R5, *x++, R1 || STF R3, *Ww++          R1 = s x[k], store W[k-1]
-*     ADDF3 R0, R1, R2                             R2 = M'[k]
-*     STF R2, *Mw++                                store M[k]
-* Four primary-bus accesses per weight (W and M read and written): 5 cycles
-* per weight with x on chip.
+* Four instructions, one primary-bus access each, per weight:
+*     MPYF3 *+Mp(1), *a, R0 || ADDF3 R0, R1, R2   R0 = alpha M[k], R2 = M'[k-1]
+*     MPYF3 *++x(1), R5, R1 || STF R2, *Mp++      R1 = s x[k], store M[k-1]
+*     ADDF3 *Wp, R2, R3                           R3 = W[k-1] + M'[k-1]
+*     STF R3, *Wp++                               store W[k-1]
+* The parallel MPYF3 || ADDF3 reads two memory operands, so alpha must be
+* in memory, and on chip: for the row, d[i]'s own word (d on chip) holds
+* alpha (*a), and gets d[i] back at the end of the row.  4 cycles per weight
+* with x and d on chip, W and M in SRAM: the floor of four accesses on one
+* bus (docs/firmware.md).  d must not overlap x, W or M.
 * ---------------------------------------------------------------------------
 _mxoutm:
+        LDI     0, IR1                  ; stride 0: every row reads x from x[0]
+_mxoutms:
         LDI     AR5, R0
         RETSLE
         LDI     AR6, R1
@@ -244,48 +275,53 @@ _mxoutm:
         SAVEX   R4
         SAVEX   R5
         SAVEX   R6
+        SAVEX   R7
         PUSH    AR7
         LDF     R3, R4                  ; R4 = alpha
-        LDF     R2, R6                  ; R6 = eta
+        LDF     R2, R7                  ; R7 = eta
         SUBI    1, R0
         LDI     R0, AR5                 ; rows - 1
-        LDI     AR2, AR0                ; AR0: W write pointer
-        LDI     IR0, AR1                ; AR1: M read pointer
-        LDI     IR0, AR6                ; AR6: M write pointer
+        LDI     IR0, AR1                ; AR1 -> M (read and written)
         LDI     AR4, AR7                ; AR7: x pointer
-        LDI     R1, IR1                 ; IR1 = cols
-        SUBI    2, R1
+        SUBI    2, R1                   ; cols - 2: RC of a row
         BLT     mm_one
-        LDI     R1, IR0                 ; cols - 2: RC of a row
-        LDI     IR0, RC
-mm_row: MPYF3   R6, *AR3++, R5          ; s = eta d[i]
-        MPYF3   *AR1++, R4, R0          ; element 0: alpha M[0]
-        MPYF3   R5, *AR7++, R1          ;            s x[0]
-        ADDF3   R0, R1, R2              ;            M'[0]
-        STF     R2, *AR6++
+        LDI     R1, BK
+        LDI     R1, RC
+        ADDI    1, R1
+        SUBI    IR1, R1
+        LDI     R1, IR1                 ; IR1 = cols - 1 - stride
+        ADDI    IR1, AR7                ; *--AR7(IR1) -> x[0]
+mm_row: LDF     *AR3, R6                ; d[i]
+        MPYF3   R7, R6, R5              ; s = eta d[i]
+        STF     R4, *AR3                ; alpha in d[i]'s word for the row
+        MPYF3   *AR1, *AR3, R0          ; alpha M[0]
+        MPYF3   *--AR7(IR1), R5, R1     ; s x[0]
         RPTB    mm_blk
-        MPYF3   *AR1++, R4, R0
-||      ADDF3   *AR2++, R2, R3
-        MPYF3   R5, *AR7++, R1
-||      STF     R3, *AR0++
-        ADDF3   R0, R1, R2
-mm_blk: STF     R2, *AR6++
-        ADDF3   R2, *AR2++, R3          ; W[cols-1] + M'[cols-1]
+        MPYF3   *+AR1(1), *AR3, R0      ; alpha M[k]
+||      ADDF3   R0, R1, R2              ; M'[k-1]
+        MPYF3   *++AR7(1), R5, R1       ; s x[k]
+||      STF     R2, *AR1++              ; M[k-1]
+        ADDF3   *AR2, R2, R3            ; W[k-1] + M'[k-1]
+mm_blk: STF     R3, *AR2++
+        ADDF3   R0, R1, R2              ; the row's last weight
+        STF     R2, *AR1++
+        ADDF3   *AR2, R2, R3
         DBD     AR5, mm_row
-        STF     R3, *AR0++
-        NOP     *AR7--(IR1)             ; rewind x
-        LDI     IR0, RC
+        STF     R3, *AR2++
+        STF     R6, *AR3++              ; d[i] back
+        LDI     BK, RC
         BR      mm_ret
-mm_one: LDI     R0, RC                  ; cols = 1
+mm_one: LDI     R0, RC                  ; cols = 1: one weight per row
         RPTB    mm_ob
-        MPYF3   R6, *AR3++, R5
-        MPYF3   *AR1++, R4, R0
-        MPYF3   R5, *AR4, R1
+        MPYF3   R7, *AR3++, R5          ; s = eta d[i]
+        MPYF3   *AR1, R4, R0            ; alpha M
+        MPYF3   R5, *AR7++(IR1), R1     ; s x[i stride]
         ADDF3   R0, R1, R2
-        STF     R2, *AR6++
+        STF     R2, *AR1++
         ADDF3   R2, *AR2, R3
 mm_ob:  STF     R3, *AR2++
 mm_ret: POP     AR7
+        RESTX   R7
         RESTX   R6
         RESTX   R5
         RESTX   R4

@@ -13,6 +13,8 @@
 *                                      node ends with the sum of all x
 *   _ring_split(off, n)                off[k] = the even split of n words:
 *                                      slices of n/N or n/N + 1 words
+*   _ring_sumf(v) -> R0                the sum of every node's float v (R2)
+*   _ring_maxf(v) -> R0                the largest of every node's float v
 *
 * off is a table of N + 1 offsets, identical on every node: node k owns
 * x[off[k]] .. x[off[k+1] - 1]; off[0] = 0, off[N] = V (the vector length),
@@ -42,11 +44,17 @@
 *   node before the root does not forward): about V + N + 50 cycles.
 * - barrier: node 0 sends a token round the ring (every node forwards it
 *   when it arrives), then a second one that releases the nodes.
+* - scalar sum and maximum: a chain as well.  Node 0 writes its value;
+*   node j reads the partial result of nodes 0..j-1, combines its own and
+*   writes it on; node N-1's result is the total, which it writes round to
+*   node 0, and nodes 0 .. N-3 forward it.  Every node gets the same bits;
+*   about 4N + 20 cycles.
 
         .include "rap.inc"
 
         .global _ring_barrier, _ring_bcast, _ring_allgather
         .global _ring_reduce_scatter, _ring_allreduce, _ring_split
+        .global _ring_sumf, _ring_maxf
 
 * ---------------------------------------------------------------------------
 * Segments of a collective: AR0 = RINGIO_BASE, AR2 = the memory pointer
@@ -456,3 +464,48 @@ _ring_split:
         SUBI    R2, R1
 sp_end: STI     R0, *AR2++
         RETS
+
+* ---------------------------------------------------------------------------
+* _ring_sumf(v R2) -> R0, _ring_maxf(v R2) -> R0: the sum (in node order,
+* ((v0 + v1) + v2) + ...) or the maximum of one float from every node; the
+* same bits on every node.  Change only R0-R3, AR0 and the flags.
+* ---------------------------------------------------------------------------
+SCALAR  .macro                          ; R1 = N - 1, R3 = j; one node: return v
+        LDRING  AR0
+        LDF     R2, R0
+        LDI     *+AR0(NODE_COUNT_OFS), R1
+        SUBI    1, R1
+        RETSLE
+        LDI     *+AR0(NODE_ID_OFS), R3
+        .endm
+
+* SCALEND: R0 = the result of nodes 0 .. j: on to node j+1; then the total
+SCALEND .macro
+        STF     R0, *AR0                ; on to node j+1 (node N-1: the total, to node 0)
+        PUSHF   R0
+        POPF    R0                      ; R0 = the single sent: the bits all nodes get
+        CMPI    R1, R3
+        RETSEQ                          ; node N-1 has the result
+        SUBI    1, R1
+        LDI     1, R2
+        CMPI    R1, R3
+        LDIEQ   0, R2                   ; node N-2 does not forward it: node N-1 has it
+        STI     R2, *+AR0(RING_FWD_OFS)
+        LDF     *AR0, R0                ; the result, from node N-1
+        RETS
+        .endm
+
+_ring_maxf:
+        SCALAR
+        BZ      rmx_send                ; node 0: its own value
+        LDF     *AR0, R0                ; the maximum of nodes 0 .. j-1,
+        CMPF    R2, R0
+        LDFLT   R2, R0                  ;   and this node's
+rmx_send:
+        SCALEND
+_ring_sumf:
+        SCALAR
+        BZ      rsm_send
+        ADDF3   *AR0, R2, R0            ; the sum of nodes 0 .. j-1, plus v
+rsm_send:
+        SCALEND

@@ -119,19 +119,30 @@ class Simulator:
 
     # -- running ----------------------------------------------------------------
     def run(self, max_cycles: int | None = None, *, quantum: int = 0,
-            order: Iterable[int] | None = None) -> RunResult:
+            order: Iterable[int] | None = None, sample_every: int = 0,
+            sampler: Callable[["Simulator"], None] | None = None) -> RunResult:
         """Run until every node has exited, or until an error, a deadlock, a
         breakpoint or the cycle limit (per node) stops the machine.
 
         ``quantum`` (cycles a node runs before another gets its turn; 0: until
         it waits) and ``order`` (a permutation of the nodes) change only how
         the simulator interleaves nodes on the host, never a result.
+        ``sampler(sim)``, with ``sample_every`` > 0, is called each time every
+        running node has reached the next multiple of ``sample_every`` cycles
+        (a profiler's hook, e.g. to look at every node's PC); it changes no
+        result either.
         """
         limit = NO_LIMIT if max_cycles is None else int(max_cycles)
         order = None if order is None else list(order)
+        every = int(sample_every) if sampler is not None else 0
+        stop = min(limit, every) if every > 0 else limit
         t0 = time.perf_counter()
         while True:
-            event, who = self.core.run(limit, quantum, order)
+            event, who = self.core.run(stop, quantum, order)
+            if event == "limit" and stop < limit:
+                sampler(self)
+                stop = min(limit, stop + every)
+                continue
             if event != "hostcall":
                 break
             try:

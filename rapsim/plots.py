@@ -1,25 +1,35 @@
 """Scaling plots of a sweep: speedup against nodes, with the linear line.
 
-matplotlib draws them (Agg backend, no display needed); each figure is
-written as PNG and SVG.
+matplotlib draws them (Agg backend, no display needed), both axes in powers
+of two so that machine sizes from 1 to 64 nodes spread evenly and the linear
+speedup is the diagonal; each figure is written as PNG and SVG.
 """
 from __future__ import annotations
 
 import os
-from typing import Iterable
+import re
+from typing import Iterable, Sequence
+
+
+def _value(record: dict, key: str):
+    """``key`` of a record's point, else of the record itself."""
+    p = record.get("point") or {}
+    return p[key] if key in p else record.get(key)
 
 
 def speedup_series(records: Iterable[dict], metric: str, label_key: str = "network",
                    nodes_key: str = "nodes") -> dict[str, list[tuple[int, float]]]:
     """For each label, (nodes, metric(nodes) / metric(fewest nodes) * fewest
     nodes) sorted by nodes: the speedup over one node, extrapolated linearly
-    when the sweep does not include one node."""
+    when the sweep does not include one node.  Labels and node counts are
+    taken from each record's point, else from the record; records without
+    the metric (a point that failed) are left out."""
     groups: dict[str, list[tuple[int, float]]] = {}
     for r in records:
-        p = r["point"]
-        if r.get(metric) is None:
+        if r.get(metric) is None or _value(r, nodes_key) is None:
             continue
-        groups.setdefault(str(p[label_key]), []).append((int(p[nodes_key]), float(r[metric])))
+        groups.setdefault(str(_value(r, label_key)), []).append(
+            (int(_value(r, nodes_key)), float(r[metric])))
     out = {}
     for label, pts in groups.items():
         pts.sort()
@@ -30,36 +40,61 @@ def speedup_series(records: Iterable[dict], metric: str, label_key: str = "netwo
     return out
 
 
-def plot_speedup(records: Iterable[dict], metric: str, path_stem: str, *, title: str = "",
-                 label_key: str = "network", nodes_key: str = "nodes") -> list[str]:
-    """Draw speedup against nodes for every label, and the linear speedup;
-    returns the files written (``path_stem``.png and .svg)."""
+def plot_speedup(records: Iterable[dict], metric: str | Sequence[str], path_stem: str, *,
+                 title: str = "", label_key: str = "network",
+                 nodes_key: str = "nodes") -> list[str]:
+    """Draw speedup against nodes for every label, and the linear speedup,
+    one panel per metric (``metric``: one name or several); returns the
+    files written (``path_stem``.png and .svg)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
-    series = speedup_series(records, metric, label_key, nodes_key)
-    fig, ax = plt.subplots(figsize=(7, 5))
-    top = 1
-    for label, pts in sorted(series.items()):
-        xs = [n for n, _ in pts]
-        ys = [s for _, s in pts]
-        top = max(top, *xs)
-        ax.plot(xs, ys, marker="o", label=label)
-    ax.plot([1, top], [1, top], linestyle="--", color="grey", label="linear")
-    ax.set_xlabel("nodes")
-    ax.set_ylabel(f"speedup ({metric} relative to the fewest nodes)")
-    ax.set_title(title or f"RAP scaling: {metric}")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    records = list(records)
+    metrics = [metric] if isinstance(metric, str) else list(metric)
+    series = {m: speedup_series(records, m, label_key, nodes_key) for m in metrics}
+    labels = sorted({lab for s in series.values() for lab in s}, key=_natural)
+    colours = plt.get_cmap("tab20" if len(labels) > 10 else "tab10")
+    fig, axes = plt.subplots(1, len(metrics), figsize=(7 * len(metrics), 5.5), squeeze=False)
+    for ax, m in zip(axes[0], metrics):
+        ticks: set[int] = set()
+        for i, label in enumerate(labels):
+            pts = series[m].get(label)
+            if not pts:
+                continue
+            xs = [n for n, _ in pts]
+            ys = [v for _, v in pts]
+            ticks.update(xs)
+            ax.plot(xs, ys, marker="o", markersize=4, label=label, color=colours(i % colours.N))
+        lo, hi = (min(ticks), max(ticks)) if ticks else (1, 2)
+        ax.plot([lo, hi], [lo, hi], linestyle="--", color="grey", label="linear")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xticks(sorted(ticks) or [1, 2])
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.set_xlabel("nodes")
+        ax.set_ylabel(f"speedup ({m} relative to the fewest nodes)")
+        ax.set_title(m.upper() if len(metrics) > 1 else (title or f"RAP scaling: {m}"))
+        ax.grid(True, alpha=0.3, which="both")
+        ax.legend(fontsize="small")
+    if len(metrics) > 1 and title:
+        fig.suptitle(title)
     fig.tight_layout()
     written = []
     os.makedirs(os.path.dirname(os.path.abspath(path_stem)), exist_ok=True)
     for ext in ("png", "svg"):
         out = f"{path_stem}.{ext}"
         tmp = out + ".tmp"
-        fig.savefig(tmp, format=ext)
+        fig.savefig(tmp, format=ext, dpi=110 if ext == "png" else None)
         os.replace(tmp, out)
         written.append(out)
     plt.close(fig)
     return written
+
+
+def _natural(label: str):
+    """Sort key: 'square 256' before 'square 1024'."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", label)]

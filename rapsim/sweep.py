@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Iterable
@@ -110,7 +111,9 @@ def _run_local(fn, todo: list[dict], workers: int, on_done) -> None:
         for p in todo:
             on_done(p, fn(p))
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # spawned, not forked: the parent may have threads (the progress bar's)
+    with ProcessPoolExecutor(max_workers=workers,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         pending = {pool.submit(fn, p): p for p in todo}
         try:
             while pending:
@@ -124,15 +127,15 @@ def _run_local(fn, todo: list[dict], workers: int, on_done) -> None:
             raise
 
 
-def _run_dask(fn, todo: list[dict], scheduler: str, on_done) -> None:
+def _run_dask(fn, todo: list[dict], scheduler: str, on_done, timeout: float) -> None:
     try:
         from dask.distributed import Client, as_completed
     except ImportError:
         raise RapError("a Dask scheduler was given but dask.distributed is not installed "
                        "(pip install 'rap[dask]')") from None
     try:
-        client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as e:
+        client = Client(scheduler, timeout=f"{timeout}s")
+    except (OSError, TimeoutError, ValueError, TypeError) as e:
         raise RapError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     try:
         futs = {client.submit(fn, p, pure=False): i for i, p in enumerate(todo)}
@@ -144,9 +147,15 @@ def _run_dask(fn, todo: list[dict], scheduler: str, on_done) -> None:
 
 def run_sweep(points: Iterable[dict], fn: Callable[[dict], dict], results_path: str, *,
               workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True, description: str = "sweep") -> list[dict]:
+              progress: bool = True, description: str = "sweep",
+              connect_timeout: float = 10.0) -> list[dict]:
     """Measure every point not already in ``results_path``; return all the
-    records of the points asked for, in the order given."""
+    records of the points asked for, in the order given.
+
+    ``workers``: local processes (default: one per core; 1 runs the points
+    in this process); ``scheduler``: the address of a Dask scheduler to
+    send the points to instead (``connect_timeout`` seconds to reach it).
+    The progress bar goes to standard error."""
     points = list(points)
     records = load_results(results_path)
     have = {point_id(r[POINT_KEY]): r for r in records}
@@ -155,9 +164,15 @@ def run_sweep(points: Iterable[dict], fn: Callable[[dict], dict], results_path: 
 
     bar = None
     if progress and todo:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        import sys
+
+        from rich.console import Console
+        from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
+                                   TimeRemainingColumn)
         bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                       TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+                       TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                       TextColumn("eta"), TimeRemainingColumn(),
+                       console=Console(file=sys.stderr), transient=True)
         task = bar.add_task(description, total=len(todo))
         bar.start()
 
@@ -171,7 +186,7 @@ def run_sweep(points: Iterable[dict], fn: Callable[[dict], dict], results_path: 
 
     try:
         if scheduler:
-            _run_dask(fn, todo, scheduler, on_done)
+            _run_dask(fn, todo, scheduler, on_done, connect_timeout)
         else:
             _run_local(fn, todo, min(workers, max(1, len(todo))), on_done)
     finally:

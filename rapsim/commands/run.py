@@ -60,12 +60,14 @@ def _dump_spec(text: str) -> tuple[int, int, str | None]:
     return addr, count, (parts[2] if len(parts) == 3 and parts[2] else None)
 
 
-def add_machine_arguments(p: argparse.ArgumentParser) -> None:
-    """Options that configure the simulated machine (shared with other commands)."""
+def add_machine_arguments(p: argparse.ArgumentParser, sizes: bool = True) -> None:
+    """Options that configure the simulated machine (shared with other commands);
+    ``sizes``: with --boards and --nodes."""
     g = p.add_argument_group("machine")
-    size = g.add_mutually_exclusive_group()
-    size.add_argument("--boards", type=int, metavar="B", help="boards of 4 nodes (1-16)")
-    size.add_argument("--nodes", type=int, metavar="N", help="nodes (1-64; default 1)")
+    if sizes:
+        size = g.add_mutually_exclusive_group()
+        size.add_argument("--boards", type=int, metavar="B", help="boards of 4 nodes (1-16)")
+        size.add_argument("--nodes", type=int, metavar="N", help="nodes (1-64; default 1)")
     g.add_argument("--sram-words", type=_int, metavar="N",
                    help="SRAM words per node (default 262144 = 1 MB; 65536 for the 256 KB board)")
     g.add_argument("--dram-words", type=_int, metavar="N", help="DRAM words per node (default 4194304)")

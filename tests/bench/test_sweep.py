@@ -77,7 +77,7 @@ def test_unreachable_dask_scheduler(tmp_path):
     pytest.importorskip("dask.distributed")
     with pytest.raises(RapError, match="cannot reach the Dask scheduler"):
         run_sweep([{"x": 1}], dict, str(tmp_path / "r.json"), scheduler="tcp://127.0.0.1:1",
-                  progress=False)
+                  progress=False, connect_timeout=1)
 
 
 def test_speedup_plot(tmp_path):

@@ -48,6 +48,25 @@ net s { input x  hidden h  output o }
 train { rate 0.1  epochs 3  error cross_entropy  seed 2  init_scale 0.3 }
 """
 
+#: Sparse connects of both kinds: a local receptive field (a band: the
+#: strided dense kernels), explicit lists and a random generator (the
+#: sparse kernels, through index tables; rows without pairs), into layers
+#: that also have full connects.
+SPARSE = """\
+layer x: input 12
+layer h: tanh 5 bias
+layer g: sigmoid 6
+layer o: sigmoid 3 bias
+connect x -> h sparse local(4, stride=2)
+connect x -> g sparse [0 -> 0, 3 -> 0, 11 -> 0, 5 -> 2, 6 -> 2, 1 -> 3, 2 -> 4, 7 -> 4,
+                       8 -> 4, 9 -> 4, 10 -> 5]
+connect h -> o sparse random(3, seed=4)
+connect g -> o full
+connect h -> g sparse [0 -> 1, 4 -> 1, 2 -> 5]
+net sp { input x  hidden h, g  output o }
+train { rate 0.3  epochs 3  momentum 0.5  error mse  seed 3  init_scale 0.5 }
+"""
+
 
 def net(src: str, **params):
     return parse_text(textwrap.dedent(src), "t.net", params or None)

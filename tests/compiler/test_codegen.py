@@ -12,7 +12,7 @@ from rapsim.compiler.lower import lower
 from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
 
-from backend import DAG, SOFTMAX, XOR, net
+from backend import DAG, SOFTMAX, SPARSE, XOR, net
 
 
 def calls(source: str) -> list[str]:
@@ -45,11 +45,13 @@ def test_collectives_on_several_nodes():
     assert body.index("_mxtv") < body.index("_mxoutm")
 
 
-def test_softmax_gathers_its_net_input():
+def test_softmax_is_distributed():
     body = pattern_loop(generate(lower(net(SOFTMAX), 4)))
-    i = body.index("_vsoftmax")
-    assert body[i - 1] == "_ring_allgather"          # the whole net input, then softmax
+    # each node its own slice, the maximum and the sum over the ring: no all-gather
+    i = body.index("_vsoftmax_ring")
+    assert body[i - 1] == "_mxv" and body.count("_ring_allgather") == 1     # of h only
     assert "_mxout" in body and "_vsigmoid_deriv" in body
+    assert "_vsoftmax" in pattern_loop(generate(lower(net(SOFTMAX), 1)))
 
 
 def test_dag_program_links():
@@ -58,6 +60,18 @@ def test_dag_program_links():
     assert body.count("_mxv") == 5 and body.count("_mxtv") == 3   # x -> o, x -> a need no error
     syms = prog.image.symbols
     assert syms["nv"] >> 16 == syms["dataend"] >> 16
+
+
+def test_sparse_kernels_called():
+    body = pattern_loop(generate(lower(net(SPARSE), 4)))
+    # forward: the band (local field) by the strided dense kernel, the lists by the sparse one
+    assert body.count("_mxvs") == 1 and body.count("_spmv") == 3 and body.count("_mxv") == 1
+    # backward: partial errors of x are not needed (an input); h's are
+    assert body.count("_mxtvs") == 0 and body.count("_spmtv") == 2
+    assert body.count("_mxoutms") == 1 and body.count("_spoutm") == 3
+    assert body.count("_ring_reduce_scatter") == 2         # h and g
+    plain = pattern_loop(generate(lower(net(SPARSE.replace("momentum 0.5", "momentum 0")), 4)))
+    assert plain.count("_mxouts") == 1 and plain.count("_spout") == 3
 
 
 def _run(prog, nodes):

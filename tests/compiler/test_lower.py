@@ -6,7 +6,7 @@ import pytest
 from rapsim.compiler.lower import LoweringError, Split, lower
 from rapsim.memmap import MemoryConfig
 
-from backend import DAG, SOFTMAX, XOR, net
+from backend import DAG, SOFTMAX, SPARSE, XOR, net
 
 
 @pytest.mark.parametrize("size,nodes", [(1, 1), (7, 4), (61, 64), (512, 40), (3, 16), (64, 64)])
@@ -39,7 +39,8 @@ def test_vectors_on_chip_weights_in_sram():
         assert b.region == ("sram" if b.kind == "matrix" else b.region)
         if b.kind == "vector":
             assert b.region in ("ram0", "ram1")
-    assert plan.layers["o"].gathered          # softmax needs the whole net input
+    # a softmax output is computed slice by slice (max and sum over the ring)
+    assert not plan.layers["o"].gathered and plan.layers["o"].net.words == 2
 
 
 def test_large_vectors_and_weights_spill():
@@ -70,12 +71,41 @@ def test_momentum_after_weights():
     assert regions["n_w_0"] == "sram" and regions["n_m_0"] == "dram"
 
 
-def test_sparse_connect_rejected():
-    src = XOR.replace("connect x -> h full", "connect x -> h sparse [0 -> 0, 1 -> 2]")
-    with pytest.raises(LoweringError) as e:
-        lower(net(src), 2)
-    assert "sparse connects have no kernel" in str(e.value)
-    assert str(e.value).startswith("t.net:5:")          # file:line:col of the connect
+def test_sparse_plan():
+    plan = lower(net(SPARSE), 4)
+    band, lst, rnd, full, few = plan.connects
+    # local(4, stride=2): a band of 4 weights per row, rows 2 apart
+    assert band.band and (band.sparse.width, band.sparse.stride, band.sparse.start) == (4, 2, 0)
+    assert band.sparse.cnt is None and band.weights.words == 2 * 4        # 2 rows on node 0
+    # an explicit list (rows of 0 to 4 pairs) and a random generator: index tables
+    assert lst.sparse.kind == rnd.sparse.kind == "index" and full.sparse is None
+    assert lst.sparse.lo == (0, 3, 6, 10, 11)          # pairs of destinations 0-1, 2-3, 4, 5
+    assert lst.weights.words == lst.sparse.idx.words == 4 and lst.sparse.cnt.words == 2
+    assert few.sparse.lo == (0, 2, 2, 2, 3)            # nodes 1 and 2 own no pair
+    # sparse sources are gathered, and their errors reduce-scattered
+    assert plan.layers["x"].gathered and plan.layers["h"].gathered and plan.layers["h"].reduced
+    assert plan.layers["h"].err.words == 5
+    assert {b.region for b in plan.buffers if b.kind == "table"} == {"sram"}
+
+
+def test_sparse_band_detection():
+    def kind(pairs, dst=3):
+        src = f"""\
+        layer x: input 12
+        layer y: sigmoid {dst}
+        connect x -> y sparse [{", ".join(f"{s} -> {d}" for s, d in pairs)}]
+        net n {{ input x  output y }}
+        """
+        cp = lower(net(src), 2).connects[0]
+        sp = cp.sparse
+        return (sp.kind, sp.width, sp.stride, sp.start) if sp.kind == "band" else sp.kind
+
+    assert kind([(5, 0), (6, 0), (5, 1), (6, 1), (5, 2), (6, 2)]) == ("band", 2, 0, 5)
+    assert kind([(1, 0), (4, 1), (7, 2)]) == ("band", 1, 3, 1)
+    assert kind([(1, 0), (2, 0), (4, 1), (5, 1), (6, 2), (7, 2)]) == "index"   # uneven steps
+    assert kind([(1, 0), (3, 0), (4, 1), (6, 1), (7, 2), (9, 2)]) == "index"   # gaps
+    assert kind([(1, 0), (4, 1)]) == "index"                                    # a row without
+    assert kind([(8, 0), (4, 1), (0, 2)]) == "index"                            # going back
 
 
 # The front end rejects these too; the back end checks again for networks

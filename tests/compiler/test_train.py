@@ -12,7 +12,7 @@ from rapsim.compiler.train import TrainingFailed, measure, train
 from rapsim.config import MachineConfig
 from rapsim.memmap import MemoryConfig
 
-from backend import DAG, SOFTMAX, XOR, net, random_data, xor_data
+from backend import DAG, SOFTMAX, SPARSE, XOR, net, random_data, xor_data
 
 #: C30 single precision is 2^-23 relative; a few epochs of on-line updates,
 #: the firmware's truncating arithmetic and its exp polynomial stay far
@@ -24,12 +24,14 @@ OUTPUT_TOL = 1e-5
 def _case(name):
     if name == "xor":
         return net(XOR), xor_data(), None
-    n = net(DAG if name == "dag" else SOFTMAX)
+    src = {"dag": DAG, "softmax": SOFTMAX, "sparse": SPARSE,
+           "sparse-plain": SPARSE.replace("momentum 0.5", "momentum 0")}[name]
+    n = net(src)
     return n, random_data(n, 20, 1), random_data(n, 7, 2)
 
 
 @pytest.mark.parametrize("nodes", [1, 4, 16])
-@pytest.mark.parametrize("name", ["xor", "dag", "softmax"])
+@pytest.mark.parametrize("name", ["xor", "dag", "softmax", "sparse", "sparse-plain"])
 def test_agrees_with_reference(name, nodes):
     network, tr, te = _case(name)
     ref = reference_train(network, tr, te, c30_activations=True)

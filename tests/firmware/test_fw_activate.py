@@ -128,3 +128,32 @@ def test_activation_cycles():
     assert per_element("_vtanh_deriv", RAM0, RAM1) == 2
     assert per_element("_vexp", RAM0, RAM1) == 29
     assert per_element("_vsoftmax", RAM0, RAM1) <= 35
+
+
+@pytest.mark.parametrize("sizes", [[7], [3, 4], [2, 0, 3, 1], [0, 0, 5, 0], [1] * 10 + [0] * 6,
+                                   [16, 16, 16], [1, 1, 1, 1]])
+def test_softmax_over_the_ring(sizes):
+    """_vsoftmax_ring: each node its own slice (some none), the softmax of
+    the whole vector; the extremes of test_softmax_extremes work too."""
+    N = len(sizes)
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    V = int(off[-1])
+    rng = np.random.default_rng(V * 7 + N)
+    x = c30(rng.standard_normal(V) * 4)
+    if V >= 3:
+        x[1], x[2] = 1000.0, -1000.0            # far out of exp's range
+    calls = [Call("_vsoftmax_ring", [RAM1, [RAM0 + int(off[k]) for k in range(N)], sizes])]
+
+    def setup(sim):
+        for n in range(N):
+            sim.write_floats(RAM0, x, node=n)
+            sim.write(RAM1 + sizes[n], [0x5A5A5A5A], node=n)
+
+    run = run_calls(calls, nodes=N, setup=setup)
+    check_convention(run)
+    e = np.exp(x - x.max())
+    want = e / e.sum()
+    got = np.concatenate([run.sim.read_floats(RAM1, sizes[k], k) for k in range(N)])
+    assert_close(got, want, want, 8, "softmax over the ring")
+    for n in range(N):
+        assert int(run.sim.read(RAM1 + sizes[n], 1, n)[0]) == 0x5A5A5A5A

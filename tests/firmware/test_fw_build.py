@@ -59,10 +59,11 @@ def test_activation_tables_are_generated():
 def test_objects_and_library(tmp_path):
     objs = dict(firmware.objects())
     assert set(objs) == {"crt0.obj", "syscalls.obj", "vector.obj", "activate.obj",
-                         "matrix.obj", "ring.obj"}
+                         "matrix.obj", "sparse.obj", "ring.obj"}
     lib = firmware.build_library(tmp_path)
     members = [m.name for m in read_archive(lib)]
-    assert members == ["syscalls.obj", "vector.obj", "activate.obj", "matrix.obj", "ring.obj"]
+    assert members == ["syscalls.obj", "vector.obj", "activate.obj", "matrix.obj", "sparse.obj",
+                       "ring.obj"]
     assert (tmp_path / "crt0.obj").is_file()
     stamp = os.path.getmtime(lib)
     assert firmware.build_library(tmp_path) == lib          # cached: not rewritten
@@ -114,6 +115,6 @@ _main:  LDI     42, AR2
 
 
 @pytest.mark.parametrize("name", ["crt0.asm", "syscalls.asm", "vector.asm", "activate.asm",
-                                  "matrix.asm", "ring.asm", "rap.inc"])
+                                  "matrix.asm", "sparse.asm", "ring.asm", "rap.inc"])
 def test_sources_are_package_data(name):
     assert firmware.path(name).is_file()

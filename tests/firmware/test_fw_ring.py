@@ -120,6 +120,35 @@ def test_barrier_waits_for_the_last_node():
         assert first_out >= last_in
 
 
+@pytest.mark.parametrize("N", [1, 2, 3, 4, 16])
+def test_scalar_sum_and_max(N):
+    """_ring_sumf adds in node order, ((v0 + v1) + v2) + ..., every partial
+    sum stored as a single on the ring (N + 1 ulps of the sum of the
+    magnitudes, as the other reductions); every node gets the same bits.
+    _ring_maxf: the largest value."""
+    rng = np.random.default_rng(N)
+    v = c30(rng.standard_normal(N) * 10.0 ** rng.uniform(-3, 3, N))
+    calls = [Call("_ring_sumf", [], [[float(a) for a in v]]),
+             Call("_ring_maxf", [], [[float(a) for a in v]]),
+             Call("_ring_maxf", [], [[-float(a) for a in v]])]
+    run = run_calls(calls, nodes=N)
+    check_convention(run)
+    for n in range(N):
+        assert_close([run.per_node[n][0].r0f], [v.sum()], [np.abs(v).sum()], N + 1, "sum")
+        assert run.per_node[n][1].r0f == v.max() and run.per_node[n][2].r0f == -v.min()
+    for k in range(3):
+        assert len({run.per_node[n][k].r0 for n in range(N)}) == 1, "nodes disagree"
+
+
+def test_scalar_reductions_cost():
+    """About 3 cycles per node for the sum, 5 for the maximum, plus a lap
+    of the ring for the result (docs/firmware.md)."""
+    for N in (4, 16, 64):
+        run = run_calls([Call("_ring_barrier"), Call("_ring_sumf", [], [1.0]),
+                         Call("_ring_barrier"), Call("_ring_maxf", [], [1.0])], nodes=N)
+        assert run.span(1) <= 4 * N + 30 and run.span(3) <= 6 * N + 30, (N, run.span(1), run.span(3))
+
+
 @pytest.mark.parametrize("N", [1, 3, 4, 16])
 def test_split(N):
     ns = [0, 1, 5, N, N + 1, 1000, 123457, (1 << 24) - 1]
