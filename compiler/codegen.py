@@ -156,14 +156,41 @@ class _Gen:
         return self._ptr("err", lp, lp.err.name,
                          [lp.split.lo(k) if lp.reduced else 0 for k in range(self.n)])
 
-    def band_src(self, cp: ConnectPlan, buf) -> Var:
-        """Node k's start in ``buf`` (the source's activations or partial
-        error sums) of a band connect: the first own row's first source."""
+    def band_src(self, cp: ConnectPlan, sym: str) -> Var:
+        """Node k's start in ``sym`` (the source's activations or partial
+        error sums, or the stage holding them) of a band connect: the first
+        own row's first source."""
         sp, dst = cp.sparse, self.p.layers[cp.connect.dst]
-        return self.e.pernode(f"band{cp.index}_{buf.name}",
-                              [f"{buf.name}+{o}" if o else buf.name
+        return self.e.pernode(f"band{cp.index}_{sym}",
+                              [f"{sym}+{o}" if o else sym
                                for o in (sp.start + dst.split.lo(k) * sp.stride
                                          for k in range(self.n))])
+
+    # -- the stage: hot vectors kept in SRAM, copied on chip for a kernel ---------------
+    def hot(self, buf, cp: ConnectPlan) -> str:
+        """The symbol connect ``cp``'s kernel walks for ``buf``: ``buf``
+        itself, or the on-chip stage after copying ``buf`` into it (when
+        ``buf`` is staged and the copy pays: the busiest node walks it at
+        least twice, the copy costs one pass)."""
+        stage = self.p.stage
+        if not buf.staged or stage is None or buf.words > stage.words:
+            return buf.name
+        dst = self.p.layers[cp.connect.dst]
+        if cp.sparse is not None and not cp.band:
+            passes = max(cp.sparse.pairs(k) for k in range(self.n)) / buf.words
+        else:
+            passes = dst.split.max_rows
+        if passes < 2:
+            return buf.name
+        self.e.call("_vcopy", [Addr(stage.name), Addr(buf.name), Imm(buf.words)],
+                    comment=f"{buf.name} into the stage")
+        return stage.name
+
+    def unstage(self, buf, sym: str) -> None:
+        """After a kernel that added into the stage: copy it back to ``buf``."""
+        if sym != buf.name:
+            self.e.call("_vcopy", [Addr(buf.name), Addr(sym), Imm(buf.words)],
+                        comment=f"{buf.name} back from the stage")
 
     def off_table(self, lp: LayerPlan) -> Addr:
         sym = f"off_{lp.name}"
@@ -212,15 +239,16 @@ class _Gen:
                     else:
                         b = net
                     W, sp = Addr(cp.weights.name), cp.sparse
+                    x = self.hot(src.act, cp)
                     if cp.kind == "full":
-                        e.call("_mxv", [net, W, Addr(src.act.name), rows, Imm(src.layer.size), b],
+                        e.call("_mxv", [net, W, Addr(x), rows, Imm(src.layer.size), b],
                                comment=f"{cp.connect.name}: y = W x")
                     elif cp.band:
-                        e.call("_mxvs", [net, W, self.band_src(cp, src.act), rows, Imm(sp.width),
+                        e.call("_mxvs", [net, W, self.band_src(cp, x), rows, Imm(sp.width),
                                          b, Imm(sp.stride)],
                                comment=f"{cp.connect.name}: y = W x (band)")
                     else:
-                        e.call("_spmv", [net, W, Addr(src.act.name), rows, Addr(sp.cnt.name),
+                        e.call("_spmv", [net, W, Addr(x), rows, Addr(sp.cnt.name),
                                          Addr(sp.idx.name), b],
                                comment=f"{cp.connect.name}: y = W x (sparse)")
                 else:                                   # bus: y += w .* x
@@ -308,15 +336,17 @@ class _Gen:
                 W = Addr(cp.weights.name)
                 if cp.kind == "full":
                     if src.err is not None:
-                        e.call("_mxtv", [Addr(src.err.name), W, delta, rows, Imm(src.layer.size)],
+                        y = self.hot(src.err, cp)
+                        e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
                                comment=f"{cp.connect.name}: e += W^T d")
+                        self.unstage(src.err, y)
+                    x = Addr(self.hot(src.act, cp))
                     if cp.momentum is not None:
-                        e.call("_mxoutm", [W, delta, Addr(src.act.name), rows,
-                                           Imm(src.layer.size), Addr(cp.momentum.name)],
+                        e.call("_mxoutm", [W, delta, x, rows, Imm(src.layer.size),
+                                           Addr(cp.momentum.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
                     else:
-                        e.call("_mxout", [W, delta, Addr(src.act.name), rows,
-                                          Imm(src.layer.size)], [Var("hv_eta")],
+                        e.call("_mxout", [W, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
                                comment="W += eta d x^T")
                 elif cp.kind == "sparse":
                     self.sparse_backward(cp, src, delta, rows)
@@ -335,9 +365,11 @@ class _Gen:
         M = Addr(cp.momentum.name) if cp.momentum is not None else None
         if cp.band:
             if src.err is not None:
-                e.call("_mxtvs", [self.band_src(cp, src.err), W, delta, rows, Imm(sp.width),
+                y = self.hot(src.err, cp)
+                e.call("_mxtvs", [self.band_src(cp, y), W, delta, rows, Imm(sp.width),
                                   Imm(sp.stride)], comment=f"{name}: e += W^T d (band)")
-            x = self.band_src(cp, src.act)
+                self.unstage(src.err, y)
+            x = self.band_src(cp, self.hot(src.act, cp))
             if M is not None:
                 e.call("_mxoutms", [W, delta, x, rows, Imm(sp.width), M, Imm(sp.stride)],
                        [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
@@ -347,9 +379,10 @@ class _Gen:
             return
         tables = [rows, Addr(sp.cnt.name), Addr(sp.idx.name)]
         if src.err is not None:
-            e.call("_spmtv", [Addr(src.err.name), W, delta] + tables,
-                   comment=f"{name}: e += W^T d (sparse)")
-        x = Addr(src.act.name)
+            y = self.hot(src.err, cp)
+            e.call("_spmtv", [Addr(y), W, delta] + tables, comment=f"{name}: e += W^T d (sparse)")
+            self.unstage(src.err, y)
+        x = Addr(self.hot(src.act, cp))
         if M is not None:
             e.call("_spoutm", [W, delta, x] + tables + [M], [Var("hv_eta"), Var("falpha")],
                    comment="W += M = aM + eta d x^T")
@@ -497,7 +530,10 @@ class _Gen:
         # buffers
         for b in p.buffers:
             out.append(f"        .global {b.name}")
-            out.append(f'{b.name} .usect "{b.section}", {b.words}')
+            if b.region == "chip":              # both on-chip blocks: the stage alone
+                out.append(f"{b.name} .set RAM0_BASE")
+            else:
+                out.append(f'{b.name} .usect "{b.section}", {b.words}')
         return "\n".join(out) + "\n"
 
 

@@ -28,10 +28,14 @@ The partition is the RAP's (../shared/seeds/rap-clones.txt, section 3):
   own slice of S.  No node ever holds a whole weight matrix.
 
 Memory: vectors that a kernel reads again for every matrix row (the x of
-``mxv``/``mxout``, the y of ``mxtv``) go to the on-chip RAM blocks while
-they fit (first fit, the most-used first), other vectors follow them, then
-SRAM; weight matrices go to SRAM while they fit (keeping room for code,
-tables and the stack), momentum matrices after them, then DRAM.  The layout
+``mxv``/``mxout``, the y of ``mxtv``: *hot* vectors) go to the on-chip RAM
+blocks while they fit (best fit, the most-used first), other vectors follow
+them, then SRAM.  When hot vectors are left in SRAM (layers of more than
+about 1000 units) and it pays, an on-chip *stage* as large as the largest
+hot vector (one block, or both as one buffer) is reserved first, and each
+hot vector in SRAM is copied into it for the kernels that walk it.  Weight
+matrices go to SRAM while they fit (keeping room for code, tables and the
+stack), momentum matrices after them, then DRAM.  The layout
 is the same on every node (sized for the largest slice), so one image serves
 them all; what differs per node (offsets, row counts) is a table indexed by
 NODE_ID.  docs/compiler.md describes the whole scheme.
@@ -52,8 +56,12 @@ SRAM_RESERVE = 0x6000
 #: Stack words that must stay free above everything the linker placed.
 STACK_RESERVE = 0x800
 
-REGIONS = ("ram0", "ram1", "sram", "dram")
-SECTION_OF = {"ram0": ".ram0", "ram1": ".ram1", "sram": ".wsram", "dram": ".dram"}
+REGIONS = ("ram0", "ram1", "chip", "sram", "dram")
+#: "chip": both on-chip blocks as one buffer of up to 2048 words (the stage,
+#: at RAM0_BASE; nothing else is on chip then)
+SECTION_OF = {"ram0": ".ram0", "ram1": ".ram1", "chip": "", "sram": ".wsram", "dram": ".dram"}
+#: the on-chip RAM, both blocks (contiguous: RAM0 then RAM1)
+ONCHIP_WORDS = 2 * ONCHIP_BLOCK_SIZE
 
 
 class LoweringError(RapError):
@@ -96,10 +104,16 @@ class Buffer:
     """A block of words at the same address on every node."""
     name: str               # assembly symbol
     words: int
-    kind: str               # "vector" or "matrix"
+    kind: str               # "vector", "matrix" or "table"
     uses: int = 0           # accesses per pattern that placement ranks by
     region: str = ""        # one of REGIONS, set by placement
     role: str = ""
+    #: a vector that a matrix kernel reads again for every row (x of the
+    #: forward products and updates, the partial error sums of W^T d)
+    hot: bool = False
+    #: a hot vector in SRAM that is copied into the on-chip stage for the
+    #: kernels that walk it (Plan.stage)
+    staged: bool = False
 
     @property
     def section(self) -> str:
@@ -192,6 +206,9 @@ class Plan:
     target_words: int               # words of one target record (all output layers)
     input_offset: dict[str, int] = field(default_factory=dict)
     momentum: float = 0.0
+    #: the on-chip buffer that staged vectors are copied into (None: every
+    #: hot vector is on chip, or none can be staged)
+    stage: Buffer | None = None
 
     @property
     def buffers(self) -> list[Buffer]:
@@ -203,14 +220,20 @@ class Plan:
             out += [b for b in (cp.weights, cp.momentum) if b is not None]
             if cp.sparse is not None:
                 out += [b for b in (cp.sparse.cnt, cp.sparse.idx) if b is not None]
+        if self.stage is not None:
+            out.append(self.stage)
         return out
 
     def weight_words(self) -> int:
         return sum(b.words for b in self.buffers if b.kind == "matrix")
 
     def summary(self) -> list[tuple[str, int, str, str]]:
-        """(symbol, words, region, role) of every buffer, for reports."""
-        return [(b.name, b.words, b.region, b.role) for b in self.buffers]
+        """(symbol, words, region, role) of every buffer, for reports
+        (region "ram0+ram1": both on-chip blocks; "sram, staged": copied into
+        the stage for the kernels that walk it)."""
+        def region(b: Buffer) -> str:
+            return {"chip": "ram0+ram1"}.get(b.region, b.region) + (", staged" if b.staged else "")
+        return [(b.name, b.words, region(b), b.role) for b in self.buffers]
 
 
 def _sym(*parts: str) -> str:
@@ -287,7 +310,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         reuse = sum(reads(i, c) for i, c in out_whole)
         act = Buffer(_sym("act", name), L.size if gathered else max(rows, 1), "vector",
                      uses=reuse or L.size, role=f"{name} activations"
-                     + (" (whole vector)" if gathered else " (own slice)"))
+                     + (" (whole vector)" if gathered else " (own slice)"), hot=bool(out_whole))
         lp = LayerPlan(L, sp, gathered, act)
         if L.kind not in INPUT_KINDS:
             r1 = max(rows, 1)
@@ -308,7 +331,8 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
                 lp.err = Buffer(_sym("err", name), L.size if lp.reduced else r1, "vector",
                                 uses=reuse or r1,
                                 role=f"{name} back-propagated error"
-                                + (" (partial sums, whole vector)" if lp.reduced else ""))
+                                + (" (partial sums, whole vector)" if lp.reduced else ""),
+                                hot=lp.reduced)
             if L.bias:
                 lp.bias = Buffer(_sym("bias", name), r1, "vector", uses=2 * r1,
                                  role=f"{name} biases (own slice)")
@@ -370,19 +394,84 @@ def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:
                                  role=f"{c.name} source unit of each own pair"))
 
 
-def _place(plan: Plan) -> None:
-    """Assign every buffer a region (see the module docstring)."""
-    vectors = [b for b in plan.buffers if b.kind == "vector"]
-    free = {"ram0": ONCHIP_BLOCK_SIZE, "ram1": ONCHIP_BLOCK_SIZE}
-    # most accesses per word first; ties: the larger first (packs better)
+def _fill(vectors: list[Buffer], free: dict[str, int]) -> None:
+    """Best fit into the on-chip blocks (``free``: words left in each), the
+    most accesses per word first (ties: the larger first, it packs better);
+    what does not fit goes to SRAM."""
     for b in sorted(vectors, key=lambda b: (-b.uses / b.words, -b.words, b.name)):
-        fits = [r for r in ("ram0", "ram1") if free[r] >= b.words]
+        fits = [r for r in free if free[r] >= b.words]
         if fits:
             r = min(fits, key=lambda r: (free[r], r))  # best fit
             b.region = r
             free[r] -= b.words
         else:
             b.region = "sram"
+
+
+def _hot_cost(plan: Plan) -> int:
+    """Cycles per training pattern (busiest node) that the hot vectors in
+    SRAM cost over having them on chip: a kernel walking one in SRAM pays
+    about one more cycle per weight (1.5 for W^T d's partial sums), or, if
+    the vector is staged and walked at least twice, the copy into the stage
+    (and back, for the partial sums).  The placement's yardstick."""
+    cost = 0
+    for cp in plan.connects:
+        c = cp.connect
+        if c.kind == "bus":
+            continue
+        src, dst = plan.layers[c.src], plan.layers[c.dst]
+        rows = dst.split.max_rows
+        if c.kind == "full":
+            work, passes = rows * src.layer.size, rows
+        elif cp.band:
+            work, passes = rows * cp.sparse.width, rows
+        else:
+            work = max(cp.sparse.pairs(k) for k in range(plan.nodes))
+            passes = work / src.layer.size
+        for buf, per, copies in ((src.act, 2, 1), (src.err if src.reduced else None, 1.5, 2)):
+            if buf is None or buf.region != "sram":
+                continue
+            n_uses = 2 if per == 2 else 1           # x: the product and the update
+            if buf.staged and passes >= 2 and plan.stage.words >= buf.words:
+                cost += n_uses * copies * (buf.words + 30)
+            else:
+                cost += int(n_uses * (per / 2 if per == 2 else per) * work)
+    return cost
+
+
+def _place(plan: Plan) -> None:
+    """Assign every buffer a region (see the module docstring).
+
+    Vectors first: best fit into the two on-chip blocks.  If a hot vector
+    (one a matrix kernel walks for every row) is left in SRAM, the kernels
+    would walk it at half speed; then an on-chip *stage* as large as the
+    largest hot vector is reserved first -- one block, or both blocks as one
+    buffer for vectors of 1025-2048 words --, the other vectors are placed
+    in what is left, and every hot vector left in SRAM is copied into the
+    stage for the kernels that walk it (codegen)."""
+    vectors = [b for b in plan.buffers if b.kind == "vector"]
+    _fill(vectors, {"ram0": ONCHIP_BLOCK_SIZE, "ram1": ONCHIP_BLOCK_SIZE})
+    spilled = [b for b in vectors if b.hot and b.region == "sram"]
+    if spilled and max(b.words for b in vectors if b.hot) <= ONCHIP_WORDS:
+        plain = ({b.name: b.region for b in vectors}, _hot_cost(plan))
+        size = max(b.words for b in vectors if b.hot)
+        plan.stage = Buffer(_sym("stage"), size, "vector", role="stage: on-chip copies of hot "
+                            "vectors kept in SRAM")
+        if size > ONCHIP_BLOCK_SIZE:
+            plan.stage.region = "chip"
+            for b in vectors:
+                b.region = "sram"
+        else:
+            plan.stage.region = "ram0"
+            _fill(vectors, {"ram1": ONCHIP_BLOCK_SIZE, "ram0": ONCHIP_BLOCK_SIZE - size})
+        for b in vectors:
+            b.staged = b.hot and b.region == "sram"
+        if _hot_cost(plan) >= plain[1]:         # the stage does not pay: back to the plain fill
+            plan.stage = None
+            for b in vectors:
+                b.region, b.staged = plain[0][b.name], False
+        else:
+            vectors.append(plan.stage)
     sram = plan.memory.sram_words - SRAM_RESERVE - sum(b.words for b in vectors
                                                        if b.region == "sram")
     matrices = [b for b in plan.buffers if b.kind in ("matrix", "table")]

@@ -7,6 +7,11 @@
 *   _mxout(W, d, x, rows, cols, eta)             W = W + eta d x^T
 *   _mxoutm(W, d, x, rows, cols, M, eta, alpha)  M = alpha M + eta d x^T
 *                                                W = W + M
+*   _mxvs, _mxtvs, _mxouts, _mxoutms: the same on a band (a local receptive
+*   field): one more argument, the stride, after the integer ones (IR1 for
+*   _mxvs and _mxoutms, IR0 for _mxtvs and _mxouts); row i reads x (adds
+*   into y) from i * stride.  The plain kernels are the strided ones with
+*   stride 0.
 *
 * Integer/pointer arguments in AR2, AR3, AR4, AR5, AR6, IR0 in the order
 * shown, eta in R2, alpha in R3.  rows <= 0 or cols <= 0 is allowed (mxv
@@ -15,13 +20,14 @@
 * Placement for the cycle figures (docs/firmware.md): the vector that is
 * read again for every row -- x in mxv and the outer products, y in mxtv --
 * in on-chip RAM, W (and M) in SRAM or DRAM.  Then
-*   mxv:    1 cycle per multiply-accumulate + 7 per row + 47 per call
+*   mxv:    1 cycle per multiply-accumulate + 7 per row + 49 per call
 *           (RPTS over MPYF3 || ADDF3)
-*   mxtv:   1.5 cycles per weight + 11 per row + 56 (pairs of
+*   mxtv:   1.5 cycles per weight + 10 per row + 59 (pairs of
 *           MPYF3 || ADDF3 and a STF || STF for every two weights)
 *   mxout:  2 cycles per weight (two primary-bus accesses) + 9 per row + 36
-*   mxoutm: 5 cycles per weight (four primary-bus accesses) + 9 per row + 75
-* With W in DRAM (3 cycles an access): 3, 3.5, 6 and 13 cycles per weight.
+*   mxoutm: 4 cycles per weight (four primary-bus accesses, one a cycle) +
+*           12 per row + 86, with d on chip as well
+* With W in DRAM (3 cycles an access): 3, 3.5, 6 and 12 cycles per weight.
 
         .include "rap.inc"
 

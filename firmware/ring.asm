@@ -30,8 +30,9 @@
 *   not forward slice 0, which node 0 has), then writes its own slice, then
 *   reads the slices j+1..N-1 that come round a second time, forwarding
 *   those its downstream still lacks (all but slice j+1).  About
-*   V + 80 + 6N cycles: two hops and one switch from reading to writing
-*   (an RPTS set-up) per node (docs/firmware.md).
+*   V + 80 + 6.5N cycles: two hops and one switch from reading to writing
+*   (an RPTS set-up) per node; at most 1.2 (V + N) + 520 for any table on
+*   up to 64 nodes (docs/firmware.md).
 * - reduce-scatter: a chain as well.  Node 0 writes its part of slice N-1;
 *   node j adds its own values to every word that passes and writes the
 *   sums on, except the words of its own slice, which it keeps; after
@@ -122,19 +123,20 @@ k1?:    STF     R0, *AR2++
 k9?:
         .endm
 
-* WRITEOWN (all-gather): store R0, the last word of lap 1, at *AR2 and
-* write the node's slice: R3, R2 = its first two words, AR4 -> the third,
-* AR6 = its length - 4.  Leaves AR4 -> the word after the slice and R3 =
-* its last word.
+* WRITEOWN (all-gather): write the node's slice -- R3, R2, BK = its first
+* three words, AR4 -> the fourth, AR6 = its length - 4 -- then store R0,
+* the last word of lap 1, at *AR2: no access to x before the RPTS, so that
+* x in SRAM costs no more at the switch.  Leaves AR4 -> the word after the
+* slice and R3 = its last word.
 WRITEOWN .macro
-        STI     R0, *AR2++
-||      STI     R3, *AR0
+        STI     R3, *AR0
         STI     R2, *AR0
-        LDI     *AR4++, R3
+        LDI     BK, R3
         RPTS    AR6
         LDI     *AR4++, R3
 ||      STI     R3, *AR0
         STI     R3, *AR0
+        STI     R0, *AR2++
         .endm
 
         .text
@@ -195,18 +197,19 @@ bc_recv:
 * itself), writes x[off[j] .. off[j+1]), reads lap 2 (x[off[j+1] .. V),
 * slice j+1 not forwarded).
 *
-* Fast path (the node's own slice has at least 4 words, its lap 1 none or
-* at least 2; for node N-1 slice 0 at least 2): all counts are computed before
-* the first ring access, so that nothing but the RPTS set-up separates
-* the segments.  Lap 1 ends with its last word still in R0; one STI || STI
-* stores it and writes the node's first word, a second STI writes the
-* next one (both loaded before lap 1), and the RPTS of the rest follows:
-* the stream pauses about 5 cycles where a node switches from reading to
-* writing.  The second segment of a lap is set up between two slices,
-* where the stream pauses anyway (a node further on switching), and its
-* loop stores the previous segment's last word in its first pass, so it
-* needs no extra read before its RPTS.  Other slice tables take the
-* general path (segment by segment; the same result, more cycles).
+* The fast path (the node's slice at least 4 words, its lap 1 none or at
+* least 2; for node N-1 slice 0 at least 2): all counts are computed and
+* the slice's first three words loaded into registers (R3, R2, BK) before
+* the first ring access.  Lap 1 ends with its last word in R0, not stored;
+* WRITEOWN writes the first two words, starts the RPTS that writes the rest
+* (its first pass the third word, from a register), and stores R0 only
+* afterwards: no access to x at the switch, so x in SRAM costs no more
+* there.  Where a node switches from reading to writing the stream pauses
+* for that RPTS's set-up, about 4 cycles, the cost per node with the two
+* hops.  The second segment of a lap is set up between two slices, where
+* the stream pauses anyway (a node further on switching), and its loop
+* stores the previous segment's last word in its first pass, so it needs
+* no extra read before its RPTS.  Other slice tables take ag_small below.
 * ---------------------------------------------------------------------------
 _ring_allgather:
         LDRING  AR0
@@ -219,7 +222,7 @@ _ring_allgather:
         LDI     *+AR1(1), R1
         SUBI    R0, R1                  ; sj
         SUBI    4, R1
-        BLTD    ag_general              ; fast path: sj >= 4
+        BLTD    ag_small                ; fast path: sj >= 4
         ADDI3   R0, AR2, AR4            ; AR4 -> own slice
         LDI     R1, AR6                 ; AR6 = sj - 4: RPTS count of the write
         SUBI    1, R2                   ; R2 = N - 1
@@ -228,13 +231,14 @@ _ring_allgather:
         LDI     R3, R1                  ; R1 = j
         LDI     *AR4++, R3              ; own[0]
         LDI     *AR4++, R2              ; own[1]
+        LDI     *AR4++, BK              ; own[2]
         CMPI    0, R0
         BEQD    ag_f0                   ; nothing before this slice (node 0)
         LDI     R0, IR0                 ; IR0 = c
         LDI     R0, R1
         SUBI    2, R1                   ; R1 = c - 2
 * lap 1 of nodes 1 .. N-2: c = off[j] words, all forwarded
-        BLT     ag_general              ; fast path: c >= 2
+        BLT     ag_small                ; fast path: c >= 2
         STI     IR0, *+AR0(RING_FWD_OFS)
         LDI     *AR0, R0
         RPTS    R1
@@ -260,7 +264,7 @@ ag_fw:  WRITEOWN
         NOP
         NOP
         NOP
-        RPTS    R1                      ; p kept,
+ag_l2k: RPTS    R1                      ; p kept,
         LDI     *AR0, R0
 ||      STI     R0, *AR4++
         STI     R2, *+AR0(RING_FWD_OFS) ; then f forwarded
@@ -282,10 +286,11 @@ ag_l2f: RETSLT                          ; nothing kept; f forwarded if any
         STI     R0, *AR4
         RETS
 * no lap 1 (node 0, or every slice before this one empty): write at once
-ag_f0:  BRD     ag_fw+3
+ag_f0:  BRD     ag_fw+2
         STI     R3, *AR0
         STI     R2, *AR0
-        LDI     *AR4++, R3
+        LDI     R3, R0                  ; R0 = own[0] and AR2 -> it: WRITEOWN's
+                                        ; store of lap 1's last word rewrites it
 * node N-1: lap 1 keeps slice 0 (s0 >= 2), forwards slices 1 .. N-2, then
 * writes its slice; no lap 2
 ag_flast:
@@ -294,7 +299,8 @@ ag_flast:
         LDI     *+AR3(1), R1            ; s0
         SUBI3   R1, R0, IR0             ; f1 = off[N-1] - s0
         SUBI    2, R1
-        BLT     ag_general              ; fast path: s0 >= 2
+        BLT     ag_small                ; fast path: s0 >= 2
+        LDI     *AR4++, BK              ; own[2]
         LDI     IR0, AR5
         SUBI    1, AR5                  ; f1 - 1
         CMPI    0, AR5
@@ -317,6 +323,256 @@ ag_fl2: RPTS    R1
         WRITEOWN
         RETS
 
+* ---------------------------------------------------------------------------
+* ag_small: the path of the other slice tables (small slices)
+*
+* Every slice table takes one path, with one exception below.  All counts
+* are computed, the node's first own words loaded into registers and the
+* code that follows lap 1 chosen from a table (by the slice's length: 0, 1,
+* 2, 3, or more words) before the node's first ring access.  Lap 1's first
+* read sits in the last slot of the delayed branch into that code, so from
+* then on the node runs straight on:
+*   lap 1 (c >= 2 words): an RPTS of LDI *ring || STI *x++, which ends with
+*       the last word in R0, not yet stored;
+*   own slice: its first words from registers (R1, R3, BK), and for 4 words
+*       or more an RPTS of LDI *own++ || STI *ring: where a node switches
+*       from reading to writing, the stream pauses for that RPTS's set-up
+*       (4 cycles), and not at all for slices of 1 to 3 words; then the last
+*       word of lap 1 is stored.  No instruction near the switch touches x,
+*       so x in SRAM costs nothing more (the code's fetches from SRAM have
+*       the bus to themselves);
+*   lap 2 (slice j+1 kept, the rest forwarded): set up while the slices go
+*       round the ring; its loop stores the previous segment's last word in
+*       its first pass, so that no read precedes its RPTS.
+* Node N-1 first keeps slice 0 (not forwarded), then forwards slices 1 ..
+* N-2: the second segment is set up at the slice boundary.  The exception:
+* a node before N-1 with no word before its slice's end (off[j+1] = 0)
+* takes the general path (nothing to read before writing nothing).
+* ---------------------------------------------------------------------------
+
+* STUB k, cc: load the first min(s, 3) own words (k = min(s, 4): own[0] in
+* R1, own[1] in R3, own[2] in BK; AR4 -> own[2]) and go on, with lap 1's
+* first read in the last slot of the branch: cc = 0, 1, 2: nodes 0 .. N-2
+* whose lap 1 has 0, 1, or 2 and more words, into the tail; cc = 3: node
+* N-1, into its slice 0 (ag_keep).
+STUB    .macro  k, cc
+        .if     k >= 1
+        LDI     *AR4++, R1              ; own[0]
+        .endif
+        .if     k >= 2
+        LDI     *AR4++, R3              ; own[1]; AR4 -> own[2]
+        .endif
+        .if     k == 3
+        LDI     *AR4, BK                ; own[2]
+        .endif
+        .if     cc == 3
+        BRD     ag_keep
+        SUBI    2, AR1                  ; s0 - 2
+        LDI     AR1, R0
+        NOP
+        .elseif cc == 2
+        BRD     ag_r:k:
+        NOP
+        NOP
+        LDI     *AR0, R0                ; lap 1, its first word
+        .elseif cc == 1
+        BRD     ag_w:k:
+        NOP
+        NOP
+        LDI     *AR0, R0                ; lap 1, its only word
+        .else
+        BRD     ag_w:k:
+        LDI     R1, R0                  ; no lap 1: R0 = own[0], AR2 -> it (the
+        NOP                             ; tail's store of lap 1's last word
+        NOP                             ; writes own[0] again)
+        .endif
+        .endm
+
+ag_small:
+        LDI     RINGIO_PAGE, AR0
+        LSH     16, AR0                 ; AR0 = RINGIO_BASE
+        PUSH    DP
+        LDP     ag_tabp
+        LDI     *+AR0(NODE_COUNT_OFS), R1
+        LDI     *+AR0(NODE_ID_OFS), R3  ; j
+        LDI     @ag_tabp, AR5           ; AR5 -> the tables (tails, then stubs)
+        POP     DP
+        SUBI    1, R1                   ; R1 = N - 1
+        BLED    ag_ret                  ; one node: nothing to do
+        ADDI3   R3, AR3, AR1            ; AR1 -> off[j]
+        SUBI3   R3, R1, IR0             ; IR0 = N - 1 - j: 0 on the last node
+        NOP
+        LDI     *AR1, R0                ; c = off[j]: the words before the slice
+        LDI     *+AR1(1), R3            ; off[j+1]
+        ADDI3   R0, AR2, AR4            ; AR4 -> own slice
+        ADDI3   R3, AR2, IR1            ; IR1 -> x[off[j+1]]: lap 2 (ag_l2)
+        SUBI3   R0, R3, AR6             ; AR6 = s, the slice's length
+        SUBI    R0, R3                  ; R3 = s
+        LDI     IR0, R1
+        BZD     ag_last
+        CMPI    4, R3
+        LDIGT   4, R3                   ; k = min(s, 4)
+        MPYI    3, R3
+* nodes 0 .. N-2: lap 1 = c words, all forwarded
+        LDI     0, R1
+ag_fwd1:
+        CMPI    1, R0
+        LDIEQ   1, R1
+        LDIGT   2, R1                   ; cc: lap 1 of 0, 1, 2 and more words
+        ADDI    R1, R3
+        ADDI3   R3, AR5, AR3            ; AR3 -> the stub's entry (3k + cc)
+        LDI     R0, AR5
+        SUBI    2, AR5                  ; AR5 = c - 2: lap 1's RPTS count
+        SUBI    3, AR6                  ; AR6 = s - 3: the write loop's RPTS count
+        LDI     *+AR3(10), R1           ; the stub
+        BUD     R1
+        STI     R0, *+AR0(RING_FWD_OFS) ; lap 1: c words, all forwarded
+        NOP
+        NOP
+ag_st00: LDI    *+AR0(NODE_ID_OFS), R3  ; nothing before the slice's end, no slice:
+        BRD     ag_general              ; the general path, with AR3 -> off again
+        SUBI3   R3, AR1, AR3
+        NOP
+        NOP
+ag_st01: STUB   0, 1
+ag_st02: STUB   0, 2
+ag_st10: STUB   1, 0
+ag_st11: STUB   1, 1
+ag_st12: STUB   1, 2
+ag_st20: STUB   2, 0
+ag_st21: STUB   2, 1
+ag_st22: STUB   2, 2
+ag_st30: STUB   3, 0
+ag_st31: STUB   3, 1
+ag_st32: STUB   3, 2
+ag_st40: STUB   4, 0
+ag_st41: STUB   4, 1
+ag_st42: STUB   4, 2
+ag_st03: STUB   0, 3
+ag_st13: STUB   1, 3
+ag_st23: STUB   2, 3
+ag_st33: STUB   3, 3
+ag_st43: STUB   4, 3
+
+* node N-1: lap 1 = slice 0 kept, then slices 1 .. N-2 forwarded; no lap 2
+* (R0 = c, AR6 = s, AR3 -> off, AR4 -> own slice, IR0 = 0)
+ag_last:
+        LDI     AR6, R3
+        CMPI    4, R3
+        LDIGT   4, R3                   ; k = min(s, 4)
+        LDI     *+AR3(1), R1            ; s0
+        BZD     ag_s0e                  ; slice 0 empty: lap 1 as on the other nodes
+        SUBI3   R1, R0, R2              ; R2 = f1 = c - s0: forwarded after slice 0
+        STI     IR0, *+AR0(RING_FWD_OFS) ; slice 0: kept (IR0 = 0)
+        SUBI    3, AR6                  ; AR6 = s - 3
+        LDI     R1, AR1                 ; AR1 = s0
+        ADDI    R3, AR5                 ; AR5 -> ag_tab + k
+        LDI     *AR5, AR3               ; the tail: without an RPTS (f1 = 0),
+        CMPI    0, R2
+        LDIGT   *+AR5(5), AR3           ;   with one (f1 >= 1)
+        LDI     *+AR5(25), R1           ; the stub that loads the own words
+        BUD     R1
+        LDI     R2, AR5
+        SUBI    1, AR5                  ; AR5 = f1 - 1: f1 passes, the first stores
+        NOP                             ;   slice 0's last word
+ag_s0e: ADDI    3, AR6                  ; (AR6 = s again)
+        BRD     ag_fwd1
+        MPYI    3, R3
+        LDI     0, R1
+        NOP
+
+ag_keep:                                ; (from the stub: AR1 = s0 - 2, flags of it)
+        BLTD    ag_k2                   ; s0 = 1
+        NOP
+        NOP
+        LDI     *AR0, R0                ; slice 0, its first word
+        RPTS    AR1
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+        BUD     AR3
+        STI     R2, *+AR0(RING_FWD_OFS) ; slices 1 .. N-2: forwarded
+        NOP
+        NOP
+ag_k2:  BUD     AR3
+        STI     R2, *+AR0(RING_FWD_OFS)
+        NOP
+        NOP
+ag_ret: RETS
+
+* The tails: ag_rK (lap 1's RPTS, then ag_wK) and ag_wK (the own slice of
+* K words, 4: 4 or more), entered with lap 1's last word in R0 (not stored)
+* and AR2 -> its place; then lap 2 with R0 = x[off[j+1] - 1].
+ag_r0:  RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+ag_w0:  BRD     ag_l2                   ; no own slice
+        STI     R0, *AR2
+        NOP
+        NOP
+ag_r1:  RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+ag_w1:  STI     R1, *AR0                ; own[0]
+        BRD     ag_l2
+        STI     R0, *AR2                ; lap 1's last word
+        LDI     R1, R0
+        NOP
+ag_r2:  RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+ag_w2:  STI     R1, *AR0
+        STI     R3, *AR0
+        BRD     ag_l2
+        STI     R0, *AR2
+        LDI     R3, R0
+        NOP
+ag_r3:  RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+ag_w3:  STI     R1, *AR0
+        STI     R3, *AR0
+        STI     BK, *AR0
+        BRD     ag_l2
+        STI     R0, *AR2
+        LDI     BK, R0
+        NOP
+ag_r4:  RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR2++
+ag_w4:  STI     R1, *AR0                ; own[0]
+        RPTS    AR6                     ; own[1] .. own[s-2]
+        LDI     *AR4++, R3
+||      STI     R3, *AR0
+        STI     R3, *AR0                ; own[s-1]
+        STI     R0, *AR2
+        LDI     R3, R0
+* lap 2: p = s(j+1) words kept, then f = V - off[j+2] forwarded.  Its loops
+* run one pass more than they read words: the first pass stores R0 again at
+* x[off[j+1] - 1], where it already is, so that no read precedes the RPTS,
+* which is set up before the first word arrives.
+ag_l2:  LDI     IR0, R1
+        RETSZ                           ; node N-1: no lap 2
+        LDI     IR1, AR4
+        ADDI3   IR0, AR1, AR3           ; AR3 -> off[N-1]
+        NOP     *AR4--                  ; AR4 -> x[off[j+1] - 1]
+        LDI     *+AR3(1), R2            ; V
+        SUBI    *+AR1(2), R2            ; R2 = f = V - off[j+2]
+        LDI     *+AR1(2), R1
+        SUBI    *+AR1(1), R1
+        SUBI    1, R1                   ; R1 = p - 1
+        BLTD    ag_l2f                  ; p = 0
+        LDI     R2, R3
+        SUBI    1, R3                   ; R3 = f - 1 (the flags of ag_l2p, ag_l2f)
+        NOP
+        BLTD    ag_l2p                  ; f = 0
+        NOP
+        NOP
+        NOP
+        BRD     ag_l2k                  ; the fast path's loops
+        NOP
+        NOP
+        NOP
+
 * the general path: any slice table, segment by segment
 ag_general:
         LDI     *+AR0(NODE_ID_OFS), R3
@@ -331,7 +587,7 @@ ag_general:
         SUBI    R1, AR6                 ; AR6 = sj: words to write
         SUBI    1, R2
         CMPI    R2, R3
-        BEQ     ag_last
+        BEQ     gn_last
         LDI     0, AR4                  ; lap 1: nothing kept,
         LDI     R1, AR5                 ;        off[j] forwarded
         LDI     *+AR1(2), R0            ; off[j+2]
@@ -341,13 +597,13 @@ ag_general:
         ADDI    R2, AR1
         LDI     *+AR1(1), IR1           ;   V - off[j+2] forwarded
         SUBI    R0, IR1
-        BR      ag_go
-ag_last:                                ; node N-1
+        BR      gn_go
+gn_last:                                ; node N-1
         LDI     R0, AR4                 ; lap 1: slice 0 kept,
         SUBI3   R0, R1, AR5             ;        slices 1..N-2 forwarded
         LDI     0, IR0                  ; no lap 2
         LDI     0, IR1
-ag_go:  LDI     AR4, R1                 ; lap 1, kept
+gn_go:  LDI     AR4, R1                 ; lap 1, kept
         LDI     0, R2
         RECV
         LDI     AR5, R1                 ; lap 1, forwarded
@@ -509,3 +765,11 @@ _ring_sumf:
         ADDF3   *AR0, R2, R0            ; the sum of nodes 0 .. j-1, plus v
 rsm_send:
         SCALEND
+
+        .data
+ag_tabp: .word  ag_tab
+ag_tab: .word   ag_w0, ag_w1, ag_w2, ag_w3, ag_w4
+        .word   ag_r0, ag_r1, ag_r2, ag_r3, ag_r4
+        .word   ag_st00, ag_st01, ag_st02, ag_st10, ag_st11, ag_st12, ag_st20, ag_st21
+        .word   ag_st22, ag_st30, ag_st31, ag_st32, ag_st40, ag_st41, ag_st42
+        .word   ag_st03, ag_st13, ag_st23, ag_st33, ag_st43

