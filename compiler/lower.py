@@ -308,8 +308,14 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         gathered = L.kind in INPUT_KINDS or bool(out_whole)
         # reads per pattern of the vector that a matrix kernel walks per row
         reuse = sum(reads(i, c) for i, c in out_whole)
-        act = Buffer(_sym("act", name), L.size if gathered else max(rows, 1), "vector",
-                     uses=reuse or L.size, role=f"{name} activations"
+        # placement ranks by accesses per word: a whole vector that no matrix
+        # kernel walks is written and read about once per word; an own slice
+        # (an output layer's, or one feeding only bus connects) is written by
+        # the activation and read by the error and the derivative or the log
+        act_words = L.size if gathered else max(rows, 1)
+        act = Buffer(_sym("act", name), act_words, "vector",
+                     uses=reuse or (L.size if gathered else 3 * act_words),
+                     role=f"{name} activations"
                      + (" (whole vector)" if gathered else " (own slice)"), hot=bool(out_whole))
         lp = LayerPlan(L, sp, gathered, act)
         if L.kind not in INPUT_KINDS:

@@ -91,6 +91,32 @@ def test_stage_for_vectors_that_do_not_fit():
     assert plan.stage is None and plan.layers["h"].err.region == "sram"
 
 
+@pytest.mark.parametrize("nodes", [20, 40, 64])
+def test_slices_do_not_push_a_walked_vector_off_chip(nodes):
+    # square 1024-1024-1024: three 1024-word hot vectors (x and h walked for
+    # every row, h's partial error sums) for a stage in RAM0 and RAM1.  An
+    # output slice (read a few times per unit) used to rank above the hot
+    # vectors on 64 nodes (its accesses were counted as the whole layer's),
+    # took RAM1 with the other slices, and left all three hot vectors staged
+    # (three copies in and out instead of two)
+    src = """\
+    layer x: input 1024
+    layer h: sigmoid 1024 bias
+    layer y: sigmoid 1024 bias
+    connect x -> h full
+    connect h -> y full
+    net sq { input x  output y }
+    """
+    plan = lower(net(src), nodes)
+    assert plan.stage.words == 1024 and plan.stage.region == "ram0"
+    hot = [b for b in plan.buffers if b.hot]
+    assert sorted(b.region for b in hot) == ["ram1", "sram", "sram"]
+    assert sum(b.staged for b in hot) == 2
+    # every own slice is read a few times per word, far less than a hot vector
+    y = plan.layers["y"]
+    assert y.act.uses / y.act.words <= 3 < min(b.uses / b.words for b in hot)
+
+
 def test_momentum_after_weights():
     src = XOR.replace("momentum 0.5", "momentum 0.9")
     plan = lower(net(src), 1, MemoryConfig(sram_words=0x6000 + 8))
