@@ -55,11 +55,14 @@ def breakdown(r: dict, phase: str) -> str:
     """Cycles of a pattern per node: MAC, routines, stalls."""
     prof = r.get(f"{phase}_profile") or {}
     cyc = r[f"{phase}_cycles_per_pattern"]
-    parts = [f"{name} {v / cyc:.0%}" for name, v in list(prof.items())[:6] if v / cyc >= 0.02]
-    stalls = {c: r[f"{phase}_stall_{c}"] / cyc for c in
+    parts = [f"{name} {v:.0f} ({v / cyc:.0%})" for name, v in list(prof.items())[:7]
+             if v / cyc >= 0.02]
+    stalls = {c: r[f"{phase}_stall_{c}"] for c in
               ("ring_read", "ring_write", "bus_conflict", "branch", "register_conflict")}
-    st = ", ".join(f"{c.replace('_', ' ')} {v:.0%}" for c, v in stalls.items() if v >= 0.01)
-    return (f"{cyc:.0f} cycles/pattern/node, {r[f'{phase}_mac_cycles'] / cyc:.0%} MAC; "
+    st = ", ".join(f"{c.replace('_', ' ')} {v:.0f} ({v / cyc:.0%})" for c, v in stalls.items()
+                   if v / cyc >= 0.01)
+    mac = r[f"{phase}_mac_cycles"]
+    return (f"{cyc:.0f} cycles/pattern/node, {mac:.0f} MAC ({mac / cyc:.0%}); "
             f"by routine: {', '.join(parts)}; stalls: {st or 'under 1 %'}; "
             f"ring busy {r[f'{phase}_ring_utilisation']:.1%}")
 
@@ -99,6 +102,20 @@ def main(argv: list[str]) -> None:
     print(matrix(sweep, "mcps"))
     print()
     print(matrix(sweep, "mcups"))
+    print()
+    print("## Counters of every point (per node and pattern: cycles, MAC share, stalls)\n")
+    for r in sorted(ok, key=_key):
+        cells = []
+        for phase, what in (("eval", "forward"), ("train", "training")):
+            cyc = r[f"{phase}_cycles_per_pattern"]
+            share = {c: r[f"{phase}_{c}"] / cyc for c in
+                     ("mac_cycles", "stall_ring_read", "stall_bus_conflict", "stall_memory_wait")}
+            cells.append(f"{what} {cyc:.0f} cycles, MAC {share['mac_cycles']:.0%}, ring read "
+                         f"{share['stall_ring_read']:.0%}, bus conflict "
+                         f"{share['stall_bus_conflict']:.0%}, memory wait "
+                         f"{share['stall_memory_wait']:.0%}")
+        print(f"- {r['network']}, {r['point']['nodes']} nodes, weights in {r['weights_in']}: "
+              + "; ".join(cells))
     print()
     print("## Where the cycles go (profiled points)\n")
     for r in sorted(prof, key=_key):
