@@ -35,6 +35,7 @@ from .objfile import ObjectFile, Relocation
 from .operands import Reloc
 from .parser import is_reserved, parse_number
 from .reloc import RelocKind
+from .textsubs import shown
 from .walker import ADDRESS_SPACE, Unit, WalkerMixin
 from rapsim.errors import Diagnostics, RapError
 
@@ -109,6 +110,15 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
         self.open_files: list[str] = []
         self.prev_instr: int | None = None
         self.lst: list | None = [] if listing else None
+        self.lst_cur: list | None = None              # the listing record of this line
+        self.lst_opts = {"list": True, "mlist": True, "fclist": True,
+                         "title": "", "length": None, "width": None}
+        self.scope = 0                               # local-label scope (textsubs)
+        self.local_names: set[str] = set()           # the scoped names of local labels
+        self.subst: dict[str, str] = {}              # substitution symbols (.asg/.eval)
+        self.var_frames: list[dict] = []             # .var symbols saved per macro call
+        self.loop_depth = 0
+        self.breaking = False                        # a .break is unwinding its .loop
         self.float_queue: list = []                  # .float values, converted at the end
         for name, value in (defines or {}).items():
             self.values[name] = value
@@ -120,7 +130,7 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
         seq, f, line, coloff, note = loc[0], loc[1], loc[2], loc[3], loc[4]
         c = 1 if col is None else max(1, coloff + col)
         self.diags.append((seq, len(self.diags),
-                           f"{self.files[f]}:{line}:{c}: {severity}: {msg}{note}"))
+                           f"{self.files[f]}:{line}:{c}: {severity}: {shown(msg)}{note}"))
 
     def error(self, loc, col, msg: str) -> None:
         """Report ``msg`` at column ``col`` of the statement of ``loc``
@@ -143,7 +153,16 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
         return sec
 
     def switch(self, name: str, kind: str | None) -> None:
+        """``.text``/``.data``/``.sect``: continue in section ``name``; local
+        labels start a new scope (as in TI's assemblers)."""
         self.cur = self.section(name, kind)
+        self.new_scope()
+
+    def new_scope(self) -> None:
+        """Start a new local-label scope (``.newblock``, a section change,
+        entering or leaving an included file)."""
+        self.serial += 1
+        self.scope = self.serial
 
     def define(self, name: str, value, loc, col) -> bool:
         if is_reserved(name):

@@ -11,6 +11,7 @@ A directive's label is defined by the caller according to
 from __future__ import annotations
 
 import os
+from functools import partialmethod
 
 import numpy as np
 
@@ -230,6 +231,9 @@ class DirectiveMixin:
             if is_reserved(name):
                 self.error(loc, st.args[i][1], f"'{name}' is a register name, not a symbol")
                 continue
+            if name in self.local_names:
+                self.error(loc, st.args[i][1], f"a local label cannot be {st.name}")
+                continue
             self.globals.setdefault(name, (st.name, loc, st.args[i][1]))
 
     # -- source control ---------------------------------------------------
@@ -245,6 +249,67 @@ class DirectiveMixin:
 
     def d_endm(self, label, st, loc):
         self.error(loc, st.col, ".endm without .macro")
+
+    def d_endloop(self, label, st, loc):
+        self.error(loc, st.col, ".endloop without .loop")
+
+    def d_newblock(self, label, st, loc):
+        """``.newblock``: local labels ($n, name?) start a new scope."""
+        if self._nargs(st, loc, 0, 0):
+            self.new_scope()
+
+    # -- messages ---------------------------------------------------------
+    def _user_message(self, st, loc, report) -> None:
+        if self._nargs(st, loc, 1, 1):
+            text = self._string_arg(st, loc, 0, "a message")
+            if text is not None:
+                report(loc, st.col, text or f"({st.name})")
+
+    def d_emsg(self, label, st, loc):
+        """``.emsg "text"``: report an error of the user's."""
+        self._user_message(st, loc, self.error)
+
+    def d_wmsg(self, label, st, loc):
+        """``.wmsg "text"``: report a warning of the user's."""
+        self._user_message(st, loc, self.warning)
+
+    # -- listing control (see listing.py) ---------------------------------
+    def _list_flag(self, key: str, on: bool, label, st, loc) -> None:
+        if self._nargs(st, loc, 0, 0):
+            self.lst_opts[key] = on
+
+    d_list = partialmethod(_list_flag, "list", True)
+    d_nolist = partialmethod(_list_flag, "list", False)
+    d_mlist = partialmethod(_list_flag, "mlist", True)
+    d_mnolist = partialmethod(_list_flag, "mlist", False)
+    d_fclist = partialmethod(_list_flag, "fclist", True)
+    d_fcnolist = partialmethod(_list_flag, "fclist", False)
+
+    def d_title(self, label, st, loc):
+        if self._nargs(st, loc, 1, 1):
+            text = self._string_arg(st, loc, 0, "a title")
+            if text is not None:
+                self.lst_opts["title"] = text
+
+    def d_page(self, label, st, loc):
+        if self._nargs(st, loc, 0, 0):
+            self.list_page()
+
+    def _list_size(self, st, loc, key: str, lo: int, hi: int) -> None:
+        if self._nargs(st, loc, 1, 1):
+            v = self.absolute(st.args[0], loc, f"a {st.name} value")
+            if v is None:
+                return
+            if not lo <= v <= hi:
+                self.error(loc, st.args[0][1], f"{st.name} must be {lo}..{hi}, got {v}")
+                return
+            self.lst_opts[key] = v
+
+    def d_length(self, label, st, loc):
+        self._list_size(st, loc, "length", 50, 32767)
+
+    def d_width(self, label, st, loc):
+        self._list_size(st, loc, "width", 80, 200)
 
     # -- second pass ------------------------------------------------------
     def emit_data(self, sec, off: int, st, loc):

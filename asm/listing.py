@@ -15,6 +15,15 @@ change at link time is followed by ``'`` (address of this file) or ``!``
 (external symbol).  A directive emitting several words lists the others on
 continuation lines; ``.space`` shows only its address; lines skipped by
 ``.if`` and macro definitions show no address.
+
+Listing directives (TI's): ``.nolist``/``.list`` stop and resume the
+listing; ``.mnolist``/``.mlist`` leave out and put back the lines of macro
+expansions and ``.loop`` repetitions; ``.fcnolist``/``.fclist`` the lines
+of branches that ``.if`` skips; ``.title "text"`` names the listing in its
+page headings; ``.page`` starts a new page (a form feed and the heading);
+``.length n`` pages the listing every ``n`` lines; ``.width n`` cuts its
+lines at ``n`` characters.  Without ``.page`` or ``.length`` the listing is
+one page.
 """
 from __future__ import annotations
 
@@ -26,14 +35,25 @@ class ListingMixin:
 
     lst: list | None
 
-    def list_line(self, unit, lineno: int, text: str) -> None:
-        self.lst.append([unit.tag, lineno, text, None, 0, 0])
+    def list_line(self, unit, lineno: int, text: str, skipped: bool = False) -> None:
+        opt = self.lst_opts
+        if (not opt["list"] or (skipped and not opt["fclist"])
+                or (unit.tag == "+" and not opt["mlist"])):
+            self.lst_cur = None
+            return
+        rec = [unit.tag, lineno, text, None, 0, 0]
+        self.lst.append(rec)
+        self.lst_cur = rec
 
     def list_words(self, sec, off: int, n: int) -> None:
-        if self.lst:
-            rec = self.lst[-1]
-            if rec[3] is None:
-                rec[3], rec[4], rec[5] = sec, off, n
+        rec = self.lst_cur
+        if rec is not None and rec[3] is None:
+            rec[3], rec[4], rec[5] = sec, off, n
+
+    def list_page(self) -> None:
+        """``.page``: the next line starts a new page."""
+        if self.lst is not None:
+            self.lst.append(None)
 
     def _marks(self) -> dict:
         marks = {}
@@ -47,8 +67,12 @@ class ListingMixin:
 
     def render_listing(self, source: str) -> str:
         marks = self._marks()
-        out = [f"RAP TMS320C30 assembler    {source}", ""]
-        for tag, lineno, text, sec, off, n in self.lst:
+        out: list[str] = []
+        for rec in self.lst:
+            if rec is None:
+                out.append(None)          # a page break
+                continue
+            tag, lineno, text, sec, off, n = rec
             head = f"{tag or ' ':1}{lineno:>5} "
             if sec is None:
                 out.append(f"{head}{'':6} {'':9} {text}".rstrip())
@@ -62,4 +86,26 @@ class ListingMixin:
                     w = ""
                 line = f"{head if k == 0 else ' ' * len(head)}{a:06X} {w:9} "
                 out.append((line + (text if k == 0 else "")).rstrip())
-        return "\n".join(out) + "\n"
+        return self._paginate(out, source)
+
+    def _paginate(self, out: list, source: str) -> str:
+        """Page headings, page breaks and the line width of the listing."""
+        opt = self.lst_opts
+        title, length, width = opt["title"], opt["length"], opt["width"]
+        pages: list[list[str]] = [[]]
+        for line in out:
+            if line is None:
+                if pages[-1]:
+                    pages.append([])
+                continue
+            if length and len(pages[-1]) >= max(length - 2, 1):
+                pages.append([])
+            pages[-1].append(line if width is None else line[:width].rstrip())
+        heading = f"RAP TMS320C30 assembler    {source}" + (f"    {title}" if title else "")
+        text = []
+        for k, page in enumerate(pages):
+            head = heading if len(pages) == 1 else f"{heading}    page {k + 1}"
+            if width is not None:
+                head = head[:width]
+            text.append("\n".join([head, ""] + page) + "\n")
+        return "\f".join(text)

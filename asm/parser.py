@@ -421,7 +421,7 @@ def clear_caches() -> None:
     _part_cache.clear()
 
 
-_LABEL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_LABEL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*|\$\d\$\d+")  # see textsubs.scope_locals
 
 
 def split_line(line: str) -> tuple[str | None, str, int]:

@@ -6,22 +6,33 @@ label, parses the statement (cached, :mod:`rapsim.asm.parser`), lays out
 instructions (one word each), runs directives, follows ``.if`` blocks,
 collects ``.macro`` bodies, expands macro calls and reads ``.include``
 files, each as a nested walk with its own conditional stack (so ``.if`` /
-``.endif`` must balance within a file and within a macro body).
+``.endif`` must balance within a file and within a macro body).  It also
+repeats ``.loop`` blocks, keeps the substitution symbols (``.asg``,
+``.eval``, ``.var``) and the local-label scopes, and rewrites each line for
+them (:mod:`rapsim.asm.textsubs`) before parsing it.
 """
 from __future__ import annotations
 
 import os
+import re
 
 from .directives import ALIASES, CONDITIONALS, LABEL_AFTER, LABEL_OWN, search_include
 from .expr import Sym
 from .macros import MACRO_DEPTH_LIMIT, Macro, directive_word, split_args
 from .operands import Reloc
-from .parser import AsmSyntaxError, parse_statement, split_line
+from .parser import AsmSyntaxError, is_reserved, parse_statement, split_line
 from .statements import Bad, Directive, Instr, Str
+from .textsubs import _ID, scope_locals, substitute
 
 __all__ = ["WalkerMixin", "Unit", "INCLUDE_DEPTH_LIMIT"]
 
 INCLUDE_DEPTH_LIMIT = 32
+#: Most repetitions of one ``.loop`` block (TI's default count is 1024).
+LOOP_LIMIT = 1 << 20
+LOOP_DEFAULT = 1024
+#: Directives read from the raw statement text, not parsed as expressions.
+RAW_DIRECTIVES = frozenset({".asg", ".eval", ".var"})
+_SUBST_NAME = re.compile(_ID)
 ADDRESS_SPACE = 1 << 24          # words
 
 
@@ -37,6 +48,26 @@ class Unit:
     def lineno(self, i: int) -> int:
         """The line number of the unit's line ``i`` (0-based)."""
         return self.linenos[i] if self.linenos is not None else i + 1
+
+
+def _block(lines: list[str], i: int, unit: Unit, opener: str, closer: str):
+    """The lines from ``lines[i]`` up to the ``closer`` directive that matches
+    (nested ``opener``/``closer`` pairs included): ``(body, their line numbers,
+    index of the closer)``; the index is ``len(lines)`` if there is none."""
+    body, linenos = [], []
+    depth, j = 1, i
+    while j < len(lines):
+        d = directive_word(lines[j])
+        if d == opener:
+            depth += 1
+        elif d == closer:
+            depth -= 1
+            if depth == 0:
+                break
+        body.append(lines[j])
+        linenos.append(unit.lineno(j))
+        j += 1
+    return body, linenos, j
 
 
 class WalkerMixin:
@@ -66,8 +97,10 @@ class WalkerMixin:
         idx = self.file_index(os.path.normpath(path))
         depth = len(self.open_files)
         self.open_files.append(real)
+        self.new_scope()                  # entering an included file
         self._run(lines, Unit(idx, tag=chr(ord("A") + depth - 1)))
         self.open_files.pop()
+        self.new_scope()                  # and leaving it
 
     # -- pass 1: the line walker ------------------------------------------
     def _run(self, lines: list[str], unit: Unit) -> None:
@@ -77,7 +110,7 @@ class WalkerMixin:
         f, note, linenos = unit.file, unit.note, unit.linenos
         lst = self.lst
         i, n = 0, len(lines)
-        while i < n and not self.ended:
+        while i < n and not self.ended and not self.breaking:
             text = lines[i]
             lineno = linenos[i] if linenos is not None else i + 1
             i += 1
@@ -87,8 +120,12 @@ class WalkerMixin:
                 if d in CONDITIONALS:
                     active = self._cond_skipped(d, text, conds, unit, lineno)
                 if lst is not None:
-                    self.list_line(unit, lineno, text)
+                    self.list_line(unit, lineno, text, True)
                 continue
+            if lst is not None:
+                self.list_line(unit, lineno, text)
+            if text and (self.subst or "$" in text or "?" in text) and text[0] not in "*;":
+                text = self._rewrite(text)
             try:
                 label, stext, col = split_line(text)
             except AsmSyntaxError as e:
@@ -97,8 +134,6 @@ class WalkerMixin:
             loc = (self.seq, f, lineno, col - 1, note,
                    f if unit.tfile is None else unit.tfile,
                    lineno if unit.tline is None else unit.tline)
-            if lst is not None:
-                self.list_line(unit, lineno, text)
             if not stext:
                 if label is not None:
                     self.define(label, Reloc(self.cur.name, self.cur.size), loc, None)
@@ -109,6 +144,12 @@ class WalkerMixin:
                 m = self.macros.get(word.upper())
                 if m is not None:
                     self._call(m, label, stext[len(word):], loc, unit)
+                    continue
+            if stext[0] == ".":
+                word = stext.split(None, 1)[0].lower()
+                if word in RAW_DIRECTIVES:
+                    self.prev_instr = None
+                    self._raw_directive(word, label, stext[len(word):], loc)
                     continue
             st = parse_statement(stext)
             t = type(st)
@@ -139,10 +180,14 @@ class WalkerMixin:
                 active = self._cond(name, st, conds, loc)
             elif name == ".macro":
                 i = self._define_macro(label, st, lines, i, unit, loc)
+            elif name == ".loop":
+                i = self._loop(label, st, lines, i, unit, loc)
+            elif name == ".break":
+                self._break(label, st, loc)
             else:
                 self._directive(name, label, st, loc)
         for c in conds:
-            if not self.ended:
+            if not self.ended and not self.breaking:
                 self.error(c[3], c[4], "unterminated .if (missing .endif)")
 
     def _directive(self, name: str, label, st: Directive, loc) -> None:
@@ -233,6 +278,8 @@ class WalkerMixin:
             return top[0]
         if top[1]:                            # .elseif after a taken branch
             return False
+        if self.subst:
+            text = self._rewrite(text)
         try:
             _, stext, col = split_line(text)
         except AsmSyntaxError:
@@ -250,20 +297,8 @@ class WalkerMixin:
     def _define_macro(self, label, st: Directive, lines: list[str], i: int, unit: Unit,
                       loc) -> int:
         """Collect a macro body from ``lines[i:]``; returns the index after ``.endm``."""
-        body, linenos = [], []
-        depth, j = 1, i
-        while j < len(lines):
-            d = directive_word(lines[j])
-            if d == ".macro":
-                depth += 1
-            elif d == ".endm":
-                depth -= 1
-                if depth == 0:
-                    break
-            body.append(lines[j])
-            linenos.append(unit.lineno(j))
-            j += 1
-        else:
+        body, linenos, j = _block(lines, i, unit, ".macro", ".endm")
+        if j == len(lines):
             self.error(loc, st.col, "unterminated .macro (missing .endm)")
         if self.lst is not None:
             for k in range(i, min(j + 1, len(lines))):
@@ -299,6 +334,126 @@ class WalkerMixin:
         self.serial += 1
         note = f" (in macro '{m.name}' called at {self.files[loc[1]]}:{loc[2]})"
         sub = Unit(m.file, m.linenos, note, loc[5], loc[6], "+")
+        caller_scope, self.scope = self.scope, self.serial
         self.macro_depth += 1
+        self.var_frames.append({})
         self._run(m.expand(args, self.serial), sub)
+        for name, old in self.var_frames.pop().items():     # .var symbols end here
+            if old is None:
+                self.subst.pop(name, None)
+            else:
+                self.subst[name] = old
         self.macro_depth -= 1
+        self.scope = caller_scope
+
+    # -- line rewriting: substitution symbols and local labels --------------
+    def _rewrite(self, text: str) -> str:
+        if self.subst:
+            d = directive_word(text)
+            if d != ".var" and d != ".macro":
+                text = substitute(text, self.subst, keep_last=d in (".asg", ".eval"))
+        if "$" in text or "?" in text:
+            text = scope_locals(text, self.scope, self.local_names)
+        return text
+
+    def _raw_directive(self, name: str, label, argtext: str, loc) -> None:
+        """``.asg``, ``.eval`` and ``.var``, whose arguments are text."""
+        if label is not None:
+            self.define(label, Reloc(self.cur.name, self.cur.size), loc, None)
+        args = split_args(argtext)
+        col = len(name) + 1 + len(argtext) - len(argtext.lstrip())   # of the first argument
+        if name == ".var":
+            if not self.var_frames:
+                self.error(loc, 1, ".var is allowed only in a macro")
+                return
+            if not args or not all(args):
+                self.error(loc, col, ".var takes one or more symbol names")
+                return
+            frame = self.var_frames[-1]
+            for a in args:
+                if not _SUBST_NAME.fullmatch(a):
+                    self.error(loc, col, f".var: '{a}' is not a symbol name")
+                    continue
+                frame.setdefault(a, self.subst.get(a))
+                self.subst[a] = ""
+            return
+        if len(args) != 2 or not args[0] and name == ".eval":
+            self.error(loc, col, f"{name} takes 2 arguments (a {'text' if name == '.asg' else 'value'}"
+                                 f" and a substitution symbol), got {len(args)}")
+            return
+        value, sym = args
+        if not _SUBST_NAME.fullmatch(sym) or is_reserved(sym):
+            self.error(loc, len(name) + 1 + argtext.rfind(sym), f"{name}: '{sym}' is not a valid substitution symbol name")
+            return
+        if name == ".asg":
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1].replace('""', '"')
+            self.subst[sym] = value
+            return
+        # parsed at its own column, so that errors point into the line
+        st = parse_statement(".eval" + " " * max(1, col - 6) + value)
+        if type(st) is Bad:
+            self.error(loc, st.col, st.msg)
+            return
+        node, ecol = st.args[0]
+        if type(node) is Str:
+            self.error(loc, ecol, ".eval needs a value, not a string")
+            return
+        v = self.value1(node, loc)
+        if v is None:
+            return
+        if type(v) is Reloc:
+            self.error(loc, ecol, ".eval needs an absolute value, not an address")
+            return
+        self.subst[sym] = str(v) if type(v) is int else repr(float(v))
+
+    # -- repeated blocks: .loop / .break / .endloop ---------------------------
+    def _loop(self, label, st: Directive, lines: list[str], i: int, unit: Unit, loc) -> int:
+        """Assemble ``lines[i:]`` up to the matching ``.endloop`` repeatedly;
+        returns the index after ``.endloop``."""
+        if label is not None:
+            self.define(label, Reloc(self.cur.name, self.cur.size), loc, None)
+        body, linenos, j = _block(lines, i, unit, ".loop", ".endloop")
+        if j == len(lines):
+            self.error(loc, st.col, "unterminated .loop (missing .endloop)")
+            return j
+        count = LOOP_DEFAULT
+        if len(st.args) > 1:
+            self.error(loc, st.col, f".loop takes 0 or 1 arguments, got {len(st.args)}")
+            return j + 1
+        if st.args:
+            count = self.absolute(st.args[0], loc, "a .loop count")
+            if count is None:
+                return j + 1
+            if not 0 <= count <= LOOP_LIMIT:
+                self.error(loc, st.args[0][1],
+                           f"a .loop count must be 0..{LOOP_LIMIT}, got {count}")
+                return j + 1
+        # the repetitions are listed as expansions ('+'), like a macro's lines
+        sub = Unit(unit.file, linenos, unit.note, unit.tfile, unit.tline, "+")
+        self.prev_instr = None
+        self.loop_depth += 1
+        for _ in range(count):
+            self._run(body, sub)
+            if self.breaking or self.ended:
+                break
+        self.loop_depth -= 1
+        self.breaking = False
+        if self.lst is not None:
+            self.list_line(unit, unit.lineno(j), lines[j])
+        return j + 1
+
+    def _break(self, label, st: Directive, loc) -> None:
+        if label is not None:
+            self.define(label, Reloc(self.cur.name, self.cur.size), loc, None)
+        if not self.loop_depth:
+            self.error(loc, st.col, ".break outside a .loop block")
+            return
+        if len(st.args) > 1:
+            self.error(loc, st.col, f".break takes 0 or 1 arguments, got {len(st.args)}")
+            return
+        if st.args:
+            v = self._truth(st, loc)
+            if not v:
+                return
+        self.breaking = True
