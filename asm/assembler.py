@@ -35,7 +35,7 @@ from .objfile import ObjectFile, Relocation
 from .operands import Reloc
 from .parser import is_reserved, parse_number
 from .reloc import RelocKind
-from .textsubs import shown
+from .textsubs import _ID, shown
 from .walker import ADDRESS_SPACE, Unit, WalkerMixin
 from rapsim.errors import Diagnostics, RapError
 
@@ -313,7 +313,17 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
     def read_lines(path: str) -> list[str]:
         with open(path, "rb") as fh:
             data = fh.read()
-        text = data.decode("utf-8", errors="replace")
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise OSError(0, "a UTF-16 text file; save it as UTF-8", path)
+        if b"\0" in data:                # an object, an image...: one message, not hundreds
+            raise OSError(0, "not a text file (it holds NUL bytes)", path)
+        head, eof, tail = data.partition(b"\x1a")
+        if eof and not tail.strip(b"\x1a \t\r\n"):
+            data = head                    # a DOS end-of-file mark (Ctrl-Z) ends the text
+        # A byte that is not UTF-8 becomes a lone surrogate (U+DC80..U+DCFF): harmless
+        # in comments, an error naming the byte anywhere else (asm/parser.py).  A
+        # byte-order mark (Windows editors write one) is skipped.
+        text = data.decode("utf-8-sig", errors="surrogateescape")
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -369,7 +379,7 @@ def parse_defines(defs) -> dict[str, int | float]:
     for d in defs or ():
         name, _, val = d.partition("=")
         name = name.strip()
-        if not name.isidentifier() or is_reserved(name):
+        if not re.fullmatch(_ID, name) or is_reserved(name):        # as in the source
             raise RapError(f"-D {d}: '{name}' is not a valid symbol name")
         text = val.strip()
         sign = -1 if text.startswith("-") else 1

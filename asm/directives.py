@@ -11,6 +11,7 @@ A directive's label is defined by the caller according to
 from __future__ import annotations
 
 import os
+import re
 from functools import partialmethod
 
 import numpy as np
@@ -32,6 +33,8 @@ CONDITIONALS = frozenset({".if", ".elseif", ".else", ".endif"})
 ALIASES = {".int": ".word", ".equ": ".set", ".copy": ".include", ".def": ".global",
            ".ref": ".global"}
 
+#: A section name (as a linker description's, asm/linkscript.lark, without patterns).
+_SECTION_NAME = re.compile(r"[.A-Za-z_$][.A-Za-z0-9_$]*")
 
 
 class Fill:
@@ -87,6 +90,16 @@ class DirectiveMixin:
             return None
         return node.text
 
+    def _section_arg(self, st, loc, i: int) -> str | None:
+        """A section name: one a linker description can name (docs/linker.md)."""
+        name = self._string_arg(st, loc, i, "a section name")
+        if name is not None and not _SECTION_NAME.fullmatch(name):
+            self.error(loc, st.args[i][1], f"bad section name {name!r}: use letters, digits, "
+                       "'.', '_' and '$', not starting with a digit (a linker description "
+                       "must be able to name it)")
+            return None
+        return name
+
     def _name_arg(self, st, loc, i: int) -> str | None:
         node, col = st.args[i]
         if type(node) is not Sym:
@@ -125,7 +138,7 @@ class DirectiveMixin:
     def d_sect(self, label, st, loc):
         if not self._nargs(st, loc, 1, 1):
             return
-        name = self._string_arg(st, loc, 0, "a section name")
+        name = self._section_arg(st, loc, 0)
         if name is None:
             return
         sec = self.sections.get(name)
@@ -163,7 +176,7 @@ class DirectiveMixin:
             return
         if not self._nargs(st, loc, 2, 3):
             return
-        sname = self._string_arg(st, loc, 0, "a section name")
+        sname = self._section_arg(st, loc, 0)
         size = self._size_arg(st, loc, 1, "a .usect size")
         align = self._size_arg(st, loc, 2, "a .usect alignment", True) if len(st.args) > 2 else 1
         if sname is not None and size is not None and align is not None:
@@ -348,7 +361,10 @@ class DirectiveMixin:
             if type(v) is Reloc:
                 self.error(loc, col, "a .float value must be a constant, not an address")
             elif v is not None:
-                queue.append((sec, off + i, float(v), loc, col))
+                try:
+                    queue.append((sec, off + i, float(v), loc, col))
+                except OverflowError:            # an integer beyond a double
+                    self.error(loc, col, f"{v} overflows the C30 single floating-point format")
 
     def convert_floats(self):
         """Every ``.float`` value of the file to C30 single precision, in one

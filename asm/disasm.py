@@ -40,7 +40,8 @@ RELOC_OPERAND = {RelocKind.ABS24: Kind.ADDR24, RelocKind.PCREL16: Kind.PCREL,
                  RelocKind.SIMM16: Kind.SIMM, RelocKind.UIMM16: Kind.UIMM,
                  RelocKind.DP16: Kind.DPIMM}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*$")   # as the assembler's IDENT
-_HEX_LINE = re.compile(r"^(?:(?:0x)?[0-9A-Fa-f]+\s*:\s*)?(?:0x)?([0-9A-Fa-f]{8})$")
+_HEX_LINE = re.compile(r"^(?:(?:0x)?(?P<addr>[0-9A-Fa-f]+)\s*:\s*)?"
+                       r"(?:0x)?(?P<word>[0-9A-Fa-f]{8})$")
 COMMENT_COLUMN = 40
 
 
@@ -60,10 +61,30 @@ class Chunk:
         self.labels.setdefault(off, []).append(name)
 
 
-def parse_hex(text: str, name: str = "<hex>") -> np.ndarray:
-    """Words of a hex listing: one 8-digit word per line, optionally after
-    ``ADDRESS:``; blank lines and ``;``/``#`` comments are ignored."""
+def parse_hex(text: str, name: str = "<hex>", base: int | None = None) -> tuple[np.ndarray, int]:
+    """``(words, address of the first)`` of a hex listing: one 8-digit word per
+    line, optionally after ``ADDRESS:``; blank lines and ``;``/``#`` comments
+    are ignored.  The addresses, where given, must follow each other (a gap
+    would put every later word, and branch target, at a wrong address); the
+    first one is the base unless ``base`` is given, which it must then equal."""
     words = []
+    for n, m in _hex_lines(text, name):
+        if m.group("addr") is not None:
+            addr, want = int(m.group("addr"), 16), (base or 0) + len(words)
+            if base is None and not words:
+                base = addr
+            elif addr != want and not words:
+                raise ValueError(f"{name}:{n}: address 0x{addr:06X} of the first word is not "
+                                 f"--base 0x{base:06X}")
+            elif addr != want:
+                raise ValueError(f"{name}:{n}: address 0x{addr:06X} is not the next one, "
+                                 f"0x{want:06X} (the words must be consecutive)")
+        words.append(int(m.group("word"), 16))
+    return np.array(words, dtype=np.uint32), base or 0
+
+
+def _hex_lines(text: str, name: str):
+    """``(line number, match)`` of each word line of a hex listing."""
     for n, line in enumerate(text.splitlines(), 1):
         line = re.split(r"[;#]", line, maxsplit=1)[0].strip()
         if not line:
@@ -71,13 +92,13 @@ def parse_hex(text: str, name: str = "<hex>") -> np.ndarray:
         m = _HEX_LINE.match(line)
         if not m:
             raise ValueError(f"{name}:{n}: not an 8-digit hex word: {line!r}")
-        words.append(int(m.group(1), 16))
-    return np.array(words, dtype=np.uint32)
+        yield n, m
 
 
 def looks_like_hex(data: bytes) -> bool:
     try:
-        parse_hex(data.decode("ascii"))
+        for _ in _hex_lines(data.decode("utf-8-sig"), ""):
+            pass
     except (UnicodeDecodeError, ValueError):
         return False
     return bool(data.strip())
@@ -99,6 +120,11 @@ class _Namer:
             n = f"{base}_{k}"
         self.used.add(n)
         return n
+
+
+def _quoted(text: str) -> str:
+    """``text`` inside a string constant (a quote is doubled)."""
+    return text.replace('"', '""')
 
 
 def _hexw(v: int) -> str:
@@ -210,8 +236,9 @@ class Disassembler:
         if c.name in (".text", ".data"):
             d = c.name
         else:
-            d = f'.sect   "{c.name}"'
-        return ["", f"        {d}" + (f"  ; align {c.align}" if c.align > 1 else "")]
+            d = f'.sect   "{_quoted(c.name)}"'
+        # .align at offset 0 pads nothing but gives the section its alignment back
+        return ["", f"        {d}"] + ([f"        .align  {c.align}"] if c.align > 1 else [])
 
     def _bss(self, c: Chunk) -> list[str]:
         """``.bss``/``.usect`` lines, one per label (a made-up one at 0)."""
@@ -223,10 +250,13 @@ class Disassembler:
             names = c.labels[off]
             for j, name in enumerate(names):
                 n = nxt - off if j == len(names) - 1 else 0
+                # the first reservation carries the section's alignment
+                n = f"{n},{c.align}" if c.align > 1 and len(out) == 1 else n
                 if c.name == ".bss":
                     out.append(self._line(f".bss    {name},{n}", c.base + off))
                 else:
-                    out.append(self._line(f'.usect  "{c.name}",{n}', c.base + off, label=name))
+                    out.append(self._line(f'.usect  "{_quoted(c.name)}",{n}', c.base + off,
+                                          label=name))
         return out
 
     def chunk_lines(self, c: Chunk) -> list[str]:
@@ -259,17 +289,25 @@ def disassemble_object(obj: ObjectFile, name: str = "<object>") -> str:
         chunks.append(c)
     by_name = {c.name: c for c in chunks}
     prologue = []
+    outside = []               # symbols of a section beyond its ends (X .set lab+100)
     for y in obj.symbols:
         if y.binding == "global" or y.binding == "undefined":
             prologue.append(f"        .global {y.name}")
         if y.binding != "undefined" and y.section is None:
             prologue.append(f"{y.name} .set {y.value:#x}")
         elif y.binding != "undefined":
-            by_name[y.section].add_label(y.value, y.name)
+            c = by_name[y.section]
+            if 0 <= y.value <= c.size:
+                c.add_label(y.value, y.name)
+            else:
+                outside.append((y.name, c, y.value))
     header = [f"disassembly of {name} (relocatable object, source {obj.source or '?'})",
               "addresses in comments are offsets in their section"]
     reserved = {y.name for y in obj.symbols} | {r.symbol for s in obj.sections for r in s.relocs}
-    return Disassembler(chunks, absolute=False, reserved=reserved).render(header, prologue)
+    d = Disassembler(chunks, absolute=False, reserved=reserved)
+    for sym, c, off in outside:
+        prologue.append(f"{sym} .set {_plus(d.label_at(c, 0, make=True), off)}")
+    return d.render(header, prologue)
 
 
 def disassemble_image(img: Image, name: str = "<image>") -> str:

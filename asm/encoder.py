@@ -171,8 +171,8 @@ def _encode_operand(form: Form, kind: Kind, op: ParsedOperand, pc: int, section:
             raise EncodeError("a floating-point immediate must be a constant, not a relocatable symbol")
         try:
             return to_short(float(v), strict=True)
-        except FloatRangeError:
-            raise EncodeError(f"{float(v)!r} is out of the range of a short floating-point "
+        except (FloatRangeError, OverflowError):   # OverflowError: an int beyond a double
+            raise EncodeError(f"{v!r} is out of the range of a short floating-point "
                               "immediate (about +-2**-7 .. +-2**8)") from None
     if kind is Kind.ADDR24:
         return _fix(RelocKind.ABS24, _int_value(op, "a program address"), pc, fixups)

@@ -19,6 +19,7 @@ Rules (see docs/assembler.md, "Expressions"):
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from .operands import Reloc
@@ -169,12 +170,21 @@ def binary(op: str, a, b, col: int):
                 return _compare(op, a.addend, b.addend)
         raise _not_reloc(col)
     # at least one float
-    if op in ("+", "-", "*"):
-        return a + b if op == "+" else (a - b if op == "-" else a * b)
-    if op == "/":
-        if b == 0:
-            raise ExprError("division by zero", col)
-        return a / b
+    try:
+        if op in ("+", "-", "*"):
+            v = a + b if op == "+" else (a - b if op == "-" else a * b)
+        elif op == "/":
+            if b == 0:
+                raise ExprError("division by zero", col)
+            v = a / b
+        else:
+            v = None
+    except OverflowError:                    # an integer too large for a double
+        v = math.inf
+    if v is not None:
+        if math.isinf(v):
+            raise ExprError(f"floating-point overflow in {op!r}", col)
+        return v
     if op in ("==", "!=", "<", ">", "<=", ">="):
         return _compare(op, a, b)
     raise _int_only(op, col)

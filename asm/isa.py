@@ -661,6 +661,15 @@ _SINGLE: dict[str, list[tuple[Form, int | None]]] = _expand_mnemonics()
 for _name in ("CALL", "LDF", "LDI"):
     _SINGLE[_name] = [(f, c) for f, c in _SINGLE[_name] if f.cond_field is None]
 
+# The conditional C4x families (BcondAF, BcondAT, LAJcond, LATcond, RETIcondD:
+# binutils' tic4x.h marks them C4x-only, as NOT_ON_C30 above does for their
+# unconditional spellings) with every condition, so that BZAT says "C4x" rather
+# than "unknown instruction".  No encoding changes: these are only rejected.
+for _c in ("", *COND_CODE):
+    for _name in (f"B{_c}AF", f"B{_c}AT", f"LAJ{_c}", f"LAT{_c}", f"RETI{_c}D"):
+        if _name not in _SINGLE:
+            NOT_ON_C30.setdefault(_name, "TMS320C4x")
+
 _PARALLEL: dict[tuple[str, str], list[Form]] = {}
 for _f in FORMS:
     if _f.is_parallel:

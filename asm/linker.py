@@ -319,13 +319,22 @@ def choose_entry(requested: str | None, res: _Resolver, inputs: list[Input],
         return locals_[0] if len(locals_) == 1 else None
 
     if requested is not None:
-        v = find(requested)
+        v, name = find(requested), requested
         if v is None:
             try:
-                return int(requested, 0), None
+                v, name = int(requested, 0), None
             except ValueError:
+                owners = [i.name for i in inputs for s in i.obj.symbols
+                          if s.name == requested and s.binding == "local"]
+                if len(owners) > 1:
+                    raise LinkError([f"entry symbol {requested} is ambiguous: a local symbol "
+                                     f"of {', '.join(owners)} (make one of them .global)"]
+                                    ) from None
                 raise LinkError([f"entry symbol {requested} is not defined"]) from None
-        return v, requested
+        if not 0 <= v < 1 << 24:             # the reset vector holds a 24-bit address
+            what = f"entry symbol {requested} ({v:#x})" if name else f"entry point {requested}"
+            raise LinkError([f"{what} is outside the 24-bit address space"])
+        return v, name
     for name in DEFAULT_ENTRY_SYMBOLS:
         v = find(name)
         if v is not None:

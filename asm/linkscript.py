@@ -122,6 +122,9 @@ class _Builder:
                     rule.align = number(c.children[-1])
                     if rule.align < 1 or rule.align & (rule.align - 1):
                         self.error(c, f"align({rule.align}) is not a power of 2")
+                    elif rule.align > 1 << 24:
+                        self.error(c, f"align({rule.align}) is larger than the 24-bit "
+                                      "address space")
             if rule.region is not None and rule.address is not None:
                 self.error(o, f"{name} is given both a region and an address")
             if self.script.rule(name):
@@ -169,7 +172,7 @@ def read_script(path: str) -> LinkScript:
     except ObjectFormatError as e:
         raise RapError(str(e)) from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")         # a byte-order mark is skipped
     except UnicodeDecodeError:
         raise Diagnostics([f"{path}:1:1: error: not a text file (invalid UTF-8)"]) from None
     return parse_script(text, str(Path(path)))

@@ -8,7 +8,7 @@ not scanned again):
 * ``:p1:`` anywhere in the line, inside strings too, by the argument text;
 * a bare identifier equal to a parameter name (case-sensitive), outside
   string and character constants and comments, by the argument text;
-* a label or symbol written ``name?`` by ``name$N``, N being a number unique
+* a label or symbol written ``name?`` by ``$name$N``, N being a number unique
   to the call, so that every expansion has its own local labels.
 
 Arguments are split at the commas that are outside parentheses, string and
@@ -63,7 +63,7 @@ class Macro:
             if g == "colon" or g == "bare":
                 return values.get(m.group(g), "")
             if g == "local":
-                return f"{m.group('local')}${serial}"
+                return f"${m.group('local')}${serial}"      # see textsubs._SCOPED
             text = m.group(0)             # a string, character constant or comment
             if colon is not None and text[0] == '"':
                 return colon.sub(by_colon, text)

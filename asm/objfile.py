@@ -41,6 +41,7 @@ docs/object-format.md describes the format in full (and archives, which
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import struct
@@ -144,13 +145,49 @@ def _pack(magic: bytes, header: dict, blobs: list[np.ndarray]) -> bytes:
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file renamed over it, so
     that a failed write never leaves a truncated file behind."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    write_all([(path, data)])
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Do paths ``a`` and ``b`` name one existing file?  (An output must not
+    overwrite an input.)"""
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        return Path(a).exists() and Path(a).samefile(b)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        return False
+
+
+def write_all(files: list[tuple[str | os.PathLike, bytes]]) -> None:
+    """Write several files (a program's outputs: an object and its listing, an
+    image and its map) all or none: every one goes to a temporary file first,
+    and they are renamed over their paths only when all have been written.  An
+    ``OSError`` names the file the caller asked for, never the temporary one."""
+    done: list[tuple[Path, Path]] = []
+    seen: set[str] = set()
+    try:
+        for path, data in files:
+            path = Path(path)
+            key = os.path.realpath(path)
+            if key in seen:                  # -o x -m x: one would overwrite the other
+                raise OSError(errno.EINVAL, "named for two outputs", str(path))
+            seen.add(key)
+            if path.is_dir():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+            tmp = path.with_name(path.name + ".tmp")
+            try:
+                tmp.write_bytes(data)
+            except OSError as e:
+                tmp.unlink(missing_ok=True)
+                raise type(e)(e.errno, e.strerror, str(path)) from None
+            done.append((tmp, path))
+        for tmp, path in done:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise type(e)(e.errno, e.strerror, str(path)) from None
+    except OSError:
+        for tmp, _ in done:
+            tmp.unlink(missing_ok=True)
         raise
 
 
@@ -219,6 +256,8 @@ def _unpack(data: bytes, name: str) -> tuple[bytes, dict, np.ndarray]:
         header = json.loads(data[_PREFIX.size:end].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ObjectFormatError(f"{name}: corrupt header ({e})") from None
+    except RecursionError:                   # [[[[...]]]]: nested past Python's stack
+        raise ObjectFormatError(f"{name}: corrupt header (nested too deeply)") from None
     if not isinstance(header, dict):
         raise ObjectFormatError(f"{name}: corrupt header")
     rest = data[end:]
@@ -270,8 +309,9 @@ def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
                     raise ObjectFormatError(f"{name}: unknown relocation kind {r[1]!r}") from None
                 sec.relocs.append(Relocation(r[0], kind, r[2], r[3]))
             for ln in s.get("lines", []):
-                _need(isinstance(ln, list) and len(ln) == 3 and all(_is_int(v) for v in ln),
-                      name, "line table")
+                _need(isinstance(ln, list) and len(ln) == 3 and all(_is_int(v) for v in ln)
+                      and 0 <= ln[0] < s["size"] and 0 <= ln[1] < len(obj.files), name,
+                      f"line table of {s['name']}")
                 sec.lines.append(tuple(ln))
             obj.sections.append(sec)
         for y in h["symbols"]:
@@ -306,7 +346,8 @@ def parse_image(data: bytes, name: str = "<image>") -> Image:
         _need(isinstance(syms, dict) and all(_is_int(v) for v in syms.values()), name, "symbol table")
         img.symbols = dict(syms)
         for ln in h.get("lines", []):
-            _need(isinstance(ln, list) and len(ln) == 3 and all(_is_int(v) for v in ln), name, "line table")
+            _need(isinstance(ln, list) and len(ln) == 3 and all(_is_int(v) for v in ln)
+                  and 0 <= ln[1] < len(img.files), name, "line table")
             img.lines.append(tuple(ln))
     except (KeyError, TypeError) as e:
         raise ObjectFormatError(f"{name}: corrupt header (missing or malformed {e})") from None

@@ -42,6 +42,17 @@ def is_reserved(name: str) -> bool:
     return u in REGISTERS or u in isa.C4X_ONLY_REGISTERS
 
 
+def _bad_byte(text: str, col: int = 1):
+    """An :class:`AsmSyntaxError` for the first source byte in ``text`` (which
+    starts at column ``col``) that is not UTF-8 -- read as a lone surrogate
+    U+DC80..U+DCFF, see ``Assembler.read_lines`` -- or None."""
+    for i, ch in enumerate(text):
+        if "\udc80" <= ch <= "\udcff":
+            return AsmSyntaxError(f"invalid UTF-8 byte 0x{ord(ch) - 0xDC00:02X} (source files "
+                                  "are read as UTF-8)", col + i)
+    return None
+
+
 class AsmSyntaxError(Exception):
     """A statement cannot be parsed; ``col`` is 1-based, relative to the text parsed."""
 
@@ -59,6 +70,10 @@ _RADIX = (("h", 16, "0123456789abcdef"), ("b", 2, "01"), ("q", 8, "01234567"),
           ("o", 8, "01234567"))
 
 
+class NumberRangeError(ValueError):
+    """A well-formed floating-point literal that a double cannot hold."""
+
+
 def parse_number(text: str) -> int | float:
     """Value of a number literal: decimal ``42``, hex ``0x2A`` or ``2Ah``,
     binary ``101010b``, octal ``52q`` (or ``52o``), float ``1.5``,
@@ -69,7 +84,13 @@ def parse_number(text: str) -> int | float:
     if low.startswith("0x") and len(low) > 2:
         return int(low[2:], 16)           # ValueError on a bad digit
     if _FLOAT_RE.fullmatch(low):
-        return float(low)
+        v = float(low)
+        if v == float("inf"):
+            raise NumberRangeError(f"floating-point literal '{text}' is too large")
+        if v == 0.0 and low.split("e")[0].strip("0.") != "":
+            raise NumberRangeError(f"floating-point literal '{text}' is too small "
+                                   "(it would become 0)")
+        return v
     for suffix, base, digits in _RADIX:
         if low.endswith(suffix) and len(low) > 1 and all(c in digits for c in low[:-1]):
             return int(low[:-1], base)
@@ -132,6 +153,8 @@ class _Callbacks:
         tok = c[0]
         try:
             return parse_number(tok), _col(tok)
+        except NumberRangeError as e:
+            raise AsmSyntaxError(str(e), _col(tok)) from None
         except ValueError:
             raise AsmSyntaxError(f"bad number literal '{tok}'", _col(tok)) from None
 
@@ -149,6 +172,8 @@ class _Callbacks:
     def char(self, c):
         tok = c[0]
         body = tok[1:-1].replace("''", "'")
+        if _bad_byte(tok):
+            raise _bad_byte(tok, _col(tok))
         if len(body) != 1:
             raise AsmSyntaxError("a character constant holds exactly one character", _col(tok))
         return ord(body), _col(tok)
@@ -227,6 +252,8 @@ class _Callbacks:
 
     def string(self, c):
         tok = c[0]
+        if _bad_byte(tok):
+            raise _bad_byte(tok, _col(tok))
         return Str(tok[1:-1].replace('""', '"')), _col(tok)
 
     def directive(self, c):
@@ -277,6 +304,13 @@ def _message(e: UnexpectedInput, text: str) -> tuple[str, int]:
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
         if ch == "?":
             return "'?' may end a label only inside a macro", e.column
+        if _bad_byte(ch):
+            return str(_bad_byte(ch)), e.column
+        before = text[:e.pos_in_stream]
+        if ch == ":" and _LABEL_RE.fullmatch(before.strip()):      # "   loop: NOP"
+            start = len(before) - len(before.lstrip())
+            return ("a label must start in column 1 (this one is indented)",
+                    e.column - (e.pos_in_stream - start))
         return f"unexpected character {ch!r}", e.column
     if isinstance(e, UnexpectedToken):
         tok = e.token
@@ -421,7 +455,7 @@ def clear_caches() -> None:
     _part_cache.clear()
 
 
-_LABEL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*|\$\d\$\d+")  # see textsubs.scope_locals
+_LABEL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*|\$(?:\d|[A-Za-z_][A-Za-z0-9_$]*)\$\d+")  # textsubs
 
 
 def split_line(line: str) -> tuple[str | None, str, int]:
@@ -446,14 +480,16 @@ def split_line(line: str) -> tuple[str | None, str, int]:
     else:
         m = _LABEL_RE.match(line)
         if m is None:
-            raise AsmSyntaxError(f"invalid label: a label starts with a letter or '_', "
-                                 f"not {c!r} (indent instructions)", 1)
+            raise _bad_byte(c) or AsmSyntaxError(
+                f"invalid label: a label starts with a letter or '_', "
+                f"not {c!r} (indent instructions)", 1)
         label = m.group()
         end = m.end()
         if end < len(line) and line[end] == ":":
             end += 1
         elif end < len(line) and not (line[end].isspace() or line[end] == ";"):
-            raise AsmSyntaxError(f"invalid character {line[end]!r} in label", end + 1)
+            raise _bad_byte(line[end], end + 1) or AsmSyntaxError(
+                f"invalid character {line[end]!r} in label", end + 1)
         rest = line[end:]
     stmt = rest.lstrip()
     col = len(line) - len(stmt) + 1

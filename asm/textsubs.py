@@ -3,7 +3,7 @@ substitution symbols, as TI's assemblers have them.
 
 Local labels (``$0`` .. ``$9`` and ``name?``) are given the number of the
 *local-label scope* the line is in: ``$1`` becomes ``$1$S`` and ``loop?``
-becomes ``loop$S``.  A new scope starts at ``.newblock``, at every
+becomes ``$loop$S``.  A new scope starts at ``.newblock``, at every
 ``.text``/``.data``/``.sect``, on entering and on leaving an included file,
 and for each macro expansion (which ends by returning to the caller's
 scope); see docs/assembler.md, "Local labels".
@@ -30,6 +30,11 @@ _LOCAL_RE = re.compile(rf"(?P<skip>{_SKIP})"
                        rf"|(?P<name>{_ID})\?)")
 #: How a scoped ``$n`` label looks after :func:`scope_locals`.
 LOCAL_NAME = re.compile(r"\$(\d)\$\d+")
+#: A scoped ``$n`` or ``name?`` label (``$1$S``, ``$name$S``; a macro's ``name?``
+#: is ``$name$N`` too, asm/macros.py): a leading ``$`` keeps them apart from
+#: every identifier a user can write (``name$3`` is an ordinary symbol).
+_SCOPED = re.compile(rf"(?<![A-Za-z0-9_$])\$(?:(?P<digit>\d)|(?P<name>{_ID}))\$\d+"
+                     rf"(?![A-Za-z0-9_$])")
 _FORCED_RE = re.compile(rf":(?P<name>{_ID}):")
 _BARE_RE = re.compile(rf"(?P<skip>{_SKIP})|(?<![A-Za-z0-9_$.:])(?P<name>{_ID})(?![A-Za-z0-9_$])")
 _LABEL_FIELD = re.compile(rf"{_ID}:?|\$\d:?")
@@ -42,7 +47,7 @@ def scope_locals(line: str, scope: int, made: set | None = None) -> str:
         if m.group("skip") is not None:
             return m.group(0)
         d = m.group("digit")
-        name = f"${d}${scope}" if d is not None else f"{m.group('name')}${scope}"
+        name = f"${d}${scope}" if d is not None else f"${m.group('name')}${scope}"
         if made is not None:
             made.add(name)
         return name
@@ -55,8 +60,11 @@ def is_local(name: str) -> bool:
 
 
 def shown(text: str) -> str:
-    """``text`` with scoped ``$n`` labels written as the user wrote them."""
-    return LOCAL_NAME.sub(lambda m: "$" + m.group(1), text) if "$" in text else text
+    """``text`` with scoped local labels written as the user wrote them."""
+    if "$" not in text:
+        return text
+    return _SCOPED.sub(lambda m: "$" + m.group("digit") if m.group("digit") is not None
+                       else m.group("name") + "?", text)
 
 
 def _expand(name: str, table: dict[str, str], seen: frozenset) -> str:

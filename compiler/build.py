@@ -36,6 +36,10 @@ def assemble(plan: Plan, source: str) -> Image:
         return build_text(source, include_dirs=[firmware.include_dir()],
                           libraries=firmware.link_inputs(), memory=plan.memory)
     except RapError as e:
+        if "memory region" in str(e) and "overflows" in str(e):
+            nodes = f"{plan.nodes} node{'s' if plan.nodes > 1 else ''}"
+            raise LoweringError(f"network {plan.network.name!r} on {nodes} does not fit a node's "
+                                f"memory ({plan.memory.sram_words} words of SRAM): {e}") from None
         raise RapError(f"the program generated for network {plan.network.name!r} on "
                        f"{plan.nodes} nodes does not assemble or link: {e}") from None
 

@@ -513,6 +513,10 @@ class _Gen:
         out.append("k_nohostmsg: .word nohostmsg")
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
+        # the end of what @ addresses; the rest is reached through pointers
+        # (k_nvtab, the k<n> constants of the off_ tables, the messages), so
+        # the per-node table (NV_WORDS x nodes words) needs no room on the page
+        out.append("dataend:")
         out += e.data
         out.append("nvtab:")
         for k in range(self.n):
@@ -525,8 +529,7 @@ class _Gen:
         out.append("nohostmsg:")
         out.append(f'        .string "{NO_HOST_MESSAGE.strip()}", 10')
         out.append("nohostmsg_end:")
-        out.append("dataend:")
-        out.append("        .global dataend, nv")
+        out.append("        .global dataend, nv, nvtab")
         # buffers
         for b in p.buffers:
             out.append(f"        .global {b.name}")

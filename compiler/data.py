@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,10 +98,14 @@ def load_patterns(path, network: Network) -> Database:
         raise RapError(f"{path}: no such file")
     if os.path.isdir(path):
         raise RapError(f"{path}: is a folder, not a pattern file")
-    if path.endswith(".npz"):
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix == ".npz":
         return _load_npz(path, network)
-    if path.endswith(".npy"):
+    if suffix == ".npy":
         arr = _np_load(path)
+        if not isinstance(arr, np.ndarray):
+            arr.close()
+            raise RapError(f"{path}: is a .npz archive, not a .npy array: name it .npz")
         if arr.ndim != 2:
             raise RapError(f"{path}: expected a 2-D array (a row per pattern), got shape {arr.shape}")
         n_in = input_size(network)
@@ -112,31 +117,62 @@ def load_patterns(path, network: Network) -> Database:
     return Database(_load_text(path, network))
 
 
+#: what numpy raises for a file (or an archive member) it cannot read
+_NP_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
 def _np_load(path: str):
     try:
         return np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+    except _NP_ERRORS as e:
         raise RapError(f"{path}: not a readable numpy file ({e})") from None
 
 
 def _load_npz(path: str, network: Network) -> Database:
-    with _np_load(path) as z:
+    z = _np_load(path)
+    if isinstance(z, np.ndarray):
+        raise RapError(f"{path}: is a .npy array, not a .npz archive: name it .npy")
+    with z:
         names = set(z.files)
         keys = next((k for k in _NPZ_KEYS if set(k) <= names), None)
         if keys is None:
             raise RapError(f"{path}: expected arrays 'inputs' and 'targets' (or 'x' and 'y'); "
                            f"it holds {', '.join(sorted(names)) or 'nothing'}")
-        train = from_arrays(z[keys[0]], z[keys[1]], network, path)
+        train = from_arrays(*_members(z, keys, path), network, path)
         test = None
         tkeys = next((k for k in _NPZ_TEST_KEYS if set(k) <= names), None)
         if tkeys is not None:
-            test = from_arrays(z[tkeys[0]], z[tkeys[1]], network, f"{path} (test set)")
+            test = from_arrays(*_members(z, tkeys, path), network, f"{path} (test set)")
+        else:
+            for k in _NPZ_TEST_KEYS:
+                half = [n for n in k if n in names]
+                if half:
+                    other = next(n for n in k if n not in names)
+                    raise RapError(f"{path}: has a test array {half[0]!r} but no {other!r}")
     return Database(train, test)
 
 
-def from_arrays(inputs, targets, network: Network, source: str = "<arrays>") -> PatternSet:
+def _members(z, keys: tuple, path: str) -> list[np.ndarray]:
+    """The arrays ``keys`` of an open .npz archive (read now: numpy reads
+    members lazily, so a damaged one fails here)."""
+    out = []
+    for k in keys:
+        try:
+            out.append(z[k])
+        except _NP_ERRORS as e:
+            raise RapError(f"{path}: array {k!r} is not readable ({e})") from None
+    return out
+
+
+def from_arrays(inputs, targets, network: Network, source: str = "<arrays>", *,
+                lines: list[int] | None = None) -> PatternSet:
     """A PatternSet from arrays, checked against ``network``: shapes, finite
-    values, 0/1 in binary layers; class labels become one-hot targets."""
+    values within the RAP's float range, 0/1 in binary layers; class labels
+    become one-hot targets.  ``lines``: the line of each pattern in a text
+    file, for the messages (``file:line: ...`` instead of ``file: pattern
+    i: ...``)."""
+    def where(i) -> str:
+        return f"{source}:{lines[i]}" if lines is not None else f"{source}: pattern {i}"
     x = np.asarray(inputs)
     y = np.asarray(targets)
     n_in, n_out = input_size(network), output_size(network)
@@ -154,7 +190,7 @@ def from_arrays(inputs, targets, network: Network, source: str = "<arrays>") -> 
     x = x.astype(np.float64)
     labels = None
     if (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)) and n_out > 1:
-        labels = _labels(y.reshape(-1), network, source)
+        labels = _labels(y.reshape(-1), network, source, where)
         y = np.eye(n_out)[labels]
     else:
         if y.ndim == 1:
@@ -164,9 +200,15 @@ def from_arrays(inputs, targets, network: Network, source: str = "<arrays>") -> 
                            f"take {n_out} values per pattern ({_sizes(network, network.outputs)}) "
                            f"or a class label")
         y = y.astype(np.float64)
-    _finite(x, "inputs", source)
-    _finite(y, "targets", source)
-    _binary(x, network, source)
+    _finite(x, "input", where)
+    _finite(y, "target", where)
+    if network.training.error == "cross_entropy":
+        bad = (y < 0) | (y > 1)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise RapError(f"{where(i)}: target value {j} is {y[i, j]:g}; error cross_entropy "
+                           f"takes targets from 0 to 1")
+    _binary(x, network, where)
     return PatternSet(x, y, labels, source)
 
 
@@ -174,7 +216,7 @@ def _sizes(network: Network, names: list[str]) -> str:
     return ", ".join(f"{n}: {network.layers[n].size}" for n in names)
 
 
-def _labels(y: np.ndarray, network: Network, source: str) -> np.ndarray:
+def _labels(y: np.ndarray, network: Network, source: str, where) -> np.ndarray:
     n_out = output_size(network)
     if len(network.outputs) != 1:
         raise RapError(f"{source}: class labels need a net with one output layer; "
@@ -183,18 +225,27 @@ def _labels(y: np.ndarray, network: Network, source: str) -> np.ndarray:
     bad = ~np.isfinite(yf) | (yf != np.round(yf)) | (yf < 0) | (yf >= n_out)
     if bad.any():
         i = int(np.argmax(bad))
-        raise RapError(f"{source}: pattern {i}: class label {float(y[i]):g} is not one of 0..{n_out - 1}")
+        raise RapError(f"{where(i)}: class label {float(y[i]):g} is not one of 0..{n_out - 1}")
     return yf.astype(np.int64)
 
 
-def _finite(a: np.ndarray, what: str, source: str) -> None:
+#: the largest magnitude of a C30 single-precision float (that of IEEE single)
+C30_MAX = float(np.finfo(np.float32).max)
+
+
+def _finite(a: np.ndarray, what: str, where) -> None:
     bad = ~np.isfinite(a)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise RapError(f"{source}: pattern {i}: {what} value {j} is {a[i, j]}")
+        raise RapError(f"{where(i)}: {what} value {j} is {a[i, j]}")
+    big = np.abs(a) > C30_MAX
+    if big.any():
+        i, j = np.argwhere(big)[0]
+        raise RapError(f"{where(i)}: {what} value {j} is {a[i, j]:g}, beyond the RAP's "
+                       f"floating-point range (magnitudes up to {C30_MAX:.4g})")
 
 
-def _binary(x: np.ndarray, network: Network, source: str) -> None:
+def _binary(x: np.ndarray, network: Network, where) -> None:
     k = 0
     for n in network.inputs:
         layer = network.layers[n]
@@ -203,7 +254,7 @@ def _binary(x: np.ndarray, network: Network, source: str) -> None:
             bad = (block != 0) & (block != 1)
             if bad.any():
                 i, j = np.argwhere(bad)[0]
-                raise RapError(f"{source}: pattern {i}: binary layer {n!r} takes 0 or 1 per "
+                raise RapError(f"{where(i)}: binary layer {n!r} takes 0 or 1 per "
                                f"unit, unit {j} is {block[i, j]:g}")
         k += layer.size
 
@@ -215,13 +266,25 @@ def _binary(x: np.ndarray, network: Network, source: str) -> None:
 _TOKEN = re.compile(r"\{[^}]*\}?|\||[^\s{}|]+|[{}]")
 
 
+#: the first bytes of the numpy files, which are not read as text
+_MAGIC = ((b"\x93NUMPY", "a .npy array: name it .npy"),
+          (b"PK\x03\x04", "a zip file (a .npz archive?): name it .npz"))
+
+
 def _load_text(path: str, network: Network) -> PatternSet:
     try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise RapError(f"{path}: cannot read: {e}") from None
-    xs, ys = [], []
+        with open(path, "rb") as f:
+            raw = f.read()
+        for magic, what in _MAGIC:
+            if raw.startswith(magic):
+                raise RapError(f"{path}: is {what}")
+        lines = raw.decode("utf-8-sig").splitlines()
+    except OSError as e:
+        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RapError(f"{path}: not a text pattern file (byte {e.start} is not UTF-8 text; "
+                       f"the numpy formats need the names .npy and .npz)") from None
+    xs, ys, numbers = [], [], []
     for number, line in enumerate(lines, 1):
         line = line.split("#", 1)[0]
         tokens = _TOKEN.findall(line)
@@ -229,11 +292,12 @@ def _load_text(path: str, network: Network) -> PatternSet:
             x, y = _text_pattern(tokens, network, f"{path}:{number}")
             xs.append(x)
             ys.append(y)
+            numbers.append(number)
     if not xs:
         raise RapError(f"{path}: no patterns")
     if len({len(y) for y in ys}) > 1:
         raise RapError(f"{path}: some patterns give class labels and others target values")
-    return from_arrays(np.array(xs), np.array(ys), network, path)
+    return from_arrays(np.array(xs), np.array(ys), network, path, lines=numbers)
 
 
 def _text_pattern(tokens: list[str], network: Network, where: str):
@@ -300,6 +364,9 @@ def split(patterns: PatternSet, test: float | int, seed: int | None = None
     last patterns of the file; with one, the patterns are first shuffled by
     :func:`shuffled`."""
     n = len(patterns)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise RapError(f"the split seed must be a whole number of at least 0, not {seed!r}")
     if isinstance(test, float):
         if not 0 < test < 1:
             raise RapError(f"test fraction must be between 0 and 1, got {test}")

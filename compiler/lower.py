@@ -478,8 +478,17 @@ def _place(plan: Plan) -> None:
                 b.region, b.staged = plain[0][b.name], False
         else:
             vectors.append(plan.stage)
-    sram = plan.memory.sram_words - SRAM_RESERVE - sum(b.words for b in vectors
-                                                       if b.region == "sram")
+    room = plan.memory.sram_words - SRAM_RESERVE
+    in_sram = sorted((b for b in vectors if b.region == "sram"), key=lambda b: -b.words)
+    sram = room - sum(b.words for b in in_sram)
+    most = plan.memory.sram_words - STACK_RESERVE      # with no code at all
+    if in_sram and room - sram > most:
+        biggest = ", ".join(f"{b.role} {b.words}" for b in in_sram[:3])
+        raise LoweringError(
+            f"network {plan.network.name!r} on {plan.nodes} node{'s' if plan.nodes > 1 else ''}: "
+            f"the vectors left off chip need {room - sram} words of SRAM per node, more than "
+            f"the {most} a node has (the largest: {biggest}); more nodes shrink only the own "
+            f"slices: a layer feeding a full or sparse connect is held whole by every node")
     matrices = [b for b in plan.buffers if b.kind in ("matrix", "table")]
     for b in sorted(matrices, key=lambda b: (-b.uses, -b.words, b.name)):
         if b.words <= sram:

@@ -181,11 +181,16 @@ def read_file(path, params: dict | None = None) -> Description:
     """The declarations of ``path`` and its includes (not yet checked)."""
     path = os.fspath(path)
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise RapError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise RapError(f"{path}: cannot read: {e}") from None
+    except IsADirectoryError:
+        raise RapError(f"{path}: is a folder, not a network description") from None
+    except OSError as e:
+        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RapError(f"{path}: not a network description (byte {e.start} is not UTF-8 "
+                       f"text)") from None
     return read_text(text, path, params, os.path.dirname(path))
 
 
@@ -208,6 +213,7 @@ def parse_param_value(name: str, value) -> int | float:
     read as decimal numbers (``"256"``, ``"0.5"``, ``"1e-3"``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise RapError(f"parameter {name!r}: {value!r} is not a number")
+    given = value
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -218,7 +224,7 @@ def parse_param_value(name: str, value) -> int | float:
             except ValueError:
                 raise RapError(f"parameter {name!r}: {value!r} is not a number") from None
     if isinstance(value, float) and not math.isfinite(value):
-        raise RapError(f"parameter {name!r}: {value!r} is not a finite number")
+        raise RapError(f"parameter {name!r}: {given!r} is not a finite number")
     return value
 
 
@@ -234,6 +240,9 @@ class _EvalError(Exception):
 
 _TOKEN_TEXT = {"NAME": "a name", "NUMBER": "a number", "STRING": "a string",
                "$END": "the end of the file"}
+
+# Settings whose value is a word (mse, true), never a parameter's value.
+_WORD_SETTINGS = {"error", "shuffle"}
 
 # Functions usable in expressions.
 _FUNCTIONS = {"min": min, "max": max}
@@ -271,7 +280,8 @@ class _Reader:
         rel = tok[1:-1]
         path = os.path.normpath(os.path.join(base_dir, rel))
         if not os.path.isfile(path):
-            self.desc.error(loc, f"cannot include {rel!r}: no such file ({path})")
+            what = "a folder, not a file" if os.path.isdir(path) else "no such file"
+            self.desc.error(loc, f"cannot include {rel!r}: {what} ({path})")
             return
         key = os.path.realpath(path)
         if key in self.stack:
@@ -281,9 +291,12 @@ class _Reader:
         if key in self.done:
             return                          # each file is read once
         try:
-            text = Path(path).read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            self.desc.error(loc, f"cannot include {rel!r}: {e}")
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except OSError as e:
+            self.desc.error(loc, f"cannot include {rel!r}: {e.strerror}")
+            return
+        except UnicodeDecodeError as e:
+            self.desc.error(loc, f"cannot include {rel!r}: byte {e.start} is not UTF-8 text")
             return
         self.read(text, path, os.path.dirname(path))
 
@@ -376,7 +389,8 @@ class _Reader:
             try:
                 if isinstance(expr, Tree) and expr.data == "call" and str(expr.children[0]) not in _FUNCTIONS:
                     value = self._call(expr, file)
-                elif isinstance(expr, Tree) and expr.data == "ref" and str(expr.children[0]) not in self.desc.params:
+                elif isinstance(expr, Tree) and expr.data == "ref" and (
+                        str(expr.children[0]) not in self.desc.params or str(tok) in _WORD_SETTINGS):
                     value = _name(file, expr.children[0])
                 else:
                     value = self._eval(expr, file)
@@ -431,58 +445,92 @@ class _Reader:
             return None
 
     def _eval(self, t, file: str):
-        """The value of an expression tree: an int or a float."""
-        if isinstance(t, Token):                    # a bare NAME in a call position
-            raise _EvalError(_loc(file, t), f"unexpected {str(t)!r}")
-        op = t.data
-        if op == "number":
-            text = str(t.children[0])
-            return float(text) if any(c in text for c in ".eE") else int(text)
-        if op == "ref":
-            tok = t.children[0]
-            if str(tok) not in self.desc.params:
-                raise _EvalError(_loc(file, tok), f"unknown parameter {str(tok)!r}")
-            return self.desc.params[str(tok)]
-        if op == "call":
-            name = t.children[0]
-            fn = _FUNCTIONS.get(str(name))
-            if fn is None:
-                raise _EvalError(_loc(file, name), f"unknown function {str(name)!r} "
-                                                   f"(expressions may use min and max)")
-            args = [a for a in t.children[1:] if a is not None]
-            if not args or any(isinstance(a, Tree) and a.data == "named" for a in args):
-                raise _EvalError(_loc(file, name), f"{name}() takes one or more numbers")
-            return fn(*(self._eval(a, file) for a in args))
-        if op == "neg":
-            return -self._eval(t.children[0], file)
-        a = self._eval(t.children[0], file)
-        b = self._eval(t.children[1], file)
-        loc = _tree_loc(file, t)
-        try:
-            if op == "add":
-                r = a + b
-            elif op == "sub":
-                r = a - b
-            elif op == "mul":
-                r = a * b
-            elif op == "div":
-                r = a / b
-            elif op == "floordiv":
-                r = a // b
-            elif op == "mod":
-                r = a % b
-            elif op == "pow":
-                r = a ** b if isinstance(a, int) and isinstance(b, int) and 0 <= b <= 64 \
-                    else float(a) ** float(b)
-            else:                                    # pragma: no cover - grammar and code agree
-                raise AssertionError(op)
-        except ZeroDivisionError:
-            raise _EvalError(loc, "division by zero") from None
-        except (OverflowError, ValueError):
-            raise _EvalError(loc, "the value is out of range") from None
-        if isinstance(r, complex) or (isinstance(r, float) and not math.isfinite(r)):
-            raise _EvalError(loc, "the value is out of range")
-        return r
+        """The value of an expression tree: an int or a float.  Iterative
+        (post-order over an explicit stack), so that long sums and deep
+        nesting are no limit."""
+        stack: list[tuple[object, bool]] = [(t, False)]
+        values: list = []
+        while stack:
+            node, ready = stack.pop()
+            if isinstance(node, Token):             # a bare NAME in a call position
+                raise _EvalError(_loc(file, node), f"unexpected {str(node)!r}")
+            op = node.data
+            if op in ("number", "ref"):
+                values.append(self._leaf(node, file))
+            elif op == "call":
+                args = [a for a in node.children[1:] if a is not None]
+                if ready:
+                    vals = values[len(values) - len(args):]
+                    del values[len(values) - len(args):]
+                    values.append(_FUNCTIONS[str(node.children[0])](vals))
+                    continue
+                name = node.children[0]
+                if str(name) not in _FUNCTIONS:
+                    raise _EvalError(_loc(file, name), f"unknown function {str(name)!r} "
+                                                       f"(expressions may use min and max)")
+                if not args or any(isinstance(a, Tree) and a.data == "named" for a in args):
+                    raise _EvalError(_loc(file, name), f"{name}() takes one or more numbers")
+                stack.append((node, True))
+                stack.extend((a, False) for a in reversed(args))
+            elif not ready:
+                stack.append((node, True))
+                stack.extend((c, False) for c in reversed(node.children))
+            elif op == "neg":
+                values.append(-values.pop())
+            else:
+                b = values.pop()
+                values.append(_binary(op, values.pop(), b, _tree_loc(file, node)))
+        return values[0]
+
+    def _leaf(self, t: Tree, file: str):
+        tok = t.children[0]
+        text = str(tok)
+        if t.data == "ref":
+            if text not in self.desc.params:
+                raise _EvalError(_loc(file, tok), f"unknown parameter {text!r}")
+            return self.desc.params[text]
+        if not any(c in text for c in ".eE"):
+            if len(text) > _MAX_DIGITS:
+                raise _EvalError(_tree_loc(file, t), f"the number {text[:12]}... is out of range")
+            return int(text)
+        v = float(text)
+        if not math.isfinite(v):
+            raise _EvalError(_tree_loc(file, t), f"the number {text} is out of range")
+        return v
+
+
+#: Integers stay exact, but no larger than floats go (about 1.8e308).
+_MAX_INT = 2 ** 1024
+_MAX_DIGITS = 309
+
+
+def _binary(op: str, a, b, loc: Loc):
+    try:
+        if op == "add":
+            r = a + b
+        elif op == "sub":
+            r = a - b
+        elif op == "mul":
+            r = a * b
+        elif op == "div":
+            r = a / b
+        elif op == "floordiv":
+            r = a // b
+        elif op == "mod":
+            r = a % b
+        elif op == "pow":
+            r = a ** b if isinstance(a, int) and isinstance(b, int) and 0 <= b <= 64 \
+                else float(a) ** float(b)
+        else:                                    # pragma: no cover - grammar and code agree
+            raise AssertionError(op)
+    except ZeroDivisionError:
+        raise _EvalError(loc, "division by zero") from None
+    except (OverflowError, ValueError):
+        raise _EvalError(loc, "the value is out of range") from None
+    if isinstance(r, complex) or (isinstance(r, float) and not math.isfinite(r)) \
+            or (isinstance(r, int) and abs(r) >= _MAX_INT):
+        raise _EvalError(loc, "the value is out of range")
+    return r
 
 
 def _whole(v, what: str, loc: Loc) -> int:

@@ -22,4 +22,11 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "digits.npz"))
+    import argparse
+    ap = argparse.ArgumentParser(description="write examples/digits.net's patterns")
+    ap.add_argument("out", nargs="?", default=os.path.join(os.path.dirname(__file__), "digits.npz"))
+    args = ap.parse_args()
+    try:
+        main(args.out)
+    except OSError as e:
+        sys.exit(f"make_digits.py: cannot write {args.out}: {e.strerror}")

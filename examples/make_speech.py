@@ -21,6 +21,25 @@ def main(out: str, count: int) -> None:
     print(f"wrote {out}: {count} training and {count} test patterns")
 
 
+def _count(text: str) -> int:
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "speech.npz"),
-         int(sys.argv[2]) if len(sys.argv) > 2 else 64)
+    import argparse
+    ap = argparse.ArgumentParser(description="write random patterns for examples/speech.net")
+    ap.add_argument("out", nargs="?", default=os.path.join(os.path.dirname(__file__), "speech.npz"))
+    ap.add_argument("patterns", nargs="?", type=_count, default=64,
+                    help="training patterns, and as many test patterns (default 64)")
+    args = ap.parse_args()
+    try:
+        main(args.out, args.patterns)
+    except OSError as e:
+        sys.exit(f"make_speech.py: cannot write {args.out}: {e.strerror}")

@@ -13,6 +13,7 @@ see rapsim.machine for the documented API.
 import numpy as np
 cimport numpy as cnp
 from libc.string cimport memcpy
+from cpython.exc cimport PyErr_CheckSignals
 
 include "_isa_gen.pxi"
 include "core/state.pxi"
@@ -45,6 +46,9 @@ ERRORS = {ERR_NONE: "none", ERR_ILLEGAL: "illegal instruction",
 STALL_CAUSES = ("branch", "register_conflict", "memory_wait", "bus_conflict",
                 "ring_read", "ring_write", "host_call")
 REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
+
+#: instructions simulated between two checks for Ctrl-C (a few milliseconds)
+RUN_SLICE = 1 << 20
 
 
 cdef void reset_node(Node* n) noexcept nogil:
@@ -101,6 +105,9 @@ cdef class Machine:
         cdef Node* n
         if count < 1:
             raise ValueError("a machine needs at least one node")
+        if len(waits) != NREGION or not all(0 <= w <= 255 for w in waits):
+            raise ValueError(f"waits: {NREGION} wait-state counts 0..255 (SRAM, DRAM, RAM0, "
+                             "RAM1, RINGIO)")
         self.nodes = <Node*>calloc(count, sizeof(Node))
         self.links = <Link*>calloc(count, sizeof(Link))
         if self.nodes == NULL or self.links == NULL:
@@ -152,7 +159,7 @@ cdef class Machine:
         if count == 0:
             return NULL
         rg2 = region_of(n, addr + count - 1)
-        if rg == RG_NONE or rg == RG_RINGIO or rg2 != rg:
+        if rg == RG_NONE or rg == RG_RINGIO or rg2 != rg or count > (1 << 24):
             raise ValueError(f"address range 0x{addr:06X}..0x{addr + count - 1:06X} is not "
                              "inside one memory region")
         return word_ptr(n, addr, rg)
@@ -167,7 +174,8 @@ cdef class Machine:
         if cnt == 0:
             return
         # the two on-chip blocks are contiguous storage
-        if region_of(n, addr) in (RG_RAM0, RG_RAM1) and region_of(n, addr + cnt - 1) in (RG_RAM0, RG_RAM1):
+        if cnt <= 2 * RAP_ONCHIP_BLOCK_SIZE and region_of(n, addr) in (RG_RAM0, RG_RAM1) \
+                and region_of(n, addr + cnt - 1) in (RG_RAM0, RG_RAM1):
             p = word_ptr(n, addr, RG_RAM0)
         else:
             p = self._span(n, addr, cnt)
@@ -178,14 +186,17 @@ cdef class Machine:
     def read(self, int i, uint32_t addr, uint32_t count):
         """count words from addr of node i, as a uint32 array."""
         cdef Node* n = self._node(i)
-        cdef cnp.ndarray[cnp.uint32_t, ndim=1] a = np.zeros(count, dtype=np.uint32)
-        cdef uint32_t* p
+        cdef cnp.ndarray[cnp.uint32_t, ndim=1] a
+        cdef uint32_t* p = NULL
+        if count > 0:       # the range is checked before anything is allocated
+            if count <= 2 * RAP_ONCHIP_BLOCK_SIZE and region_of(n, addr) in (RG_RAM0, RG_RAM1) \
+                    and region_of(n, addr + count - 1) in (RG_RAM0, RG_RAM1):
+                p = word_ptr(n, addr, RG_RAM0)
+            else:
+                p = self._span(n, addr, count)
+        a = np.zeros(count, dtype=np.uint32)
         if count == 0:
             return a
-        if region_of(n, addr) in (RG_RAM0, RG_RAM1) and region_of(n, addr + count - 1) in (RG_RAM0, RG_RAM1):
-            p = word_ptr(n, addr, RG_RAM0)
-        else:
-            p = self._span(n, addr, count)
         memcpy(&a[0], p, count * sizeof(uint32_t))
         return a
 
@@ -195,6 +206,8 @@ cdef class Machine:
         cdef int rg = region_of(n, addr)
         if count == 0:
             return True
+        if count > (1 << 24):       # addr + count - 1 would wrap round
+            return False
         return rg != RG_NONE and rg != RG_RINGIO and region_of(n, addr + count - 1) != RG_NONE \
             and region_of(n, addr + count - 1) != RG_RINGIO and \
             (region_of(n, addr + count - 1) == rg or (rg in (RG_RAM0, RG_RAM1)))
@@ -244,16 +257,22 @@ cdef class Machine:
         nodes, never the results."""
         cdef int who = -1
         cdef int ev, i
+        cdef int64_t budget
+        cdef int64_t slice_ = RUN_SLICE
         cdef cnp.ndarray[cnp.int32_t, ndim=1] o
         if order is None:
             o = np.arange(self.count, dtype=np.int32)
         else:
             o = np.ascontiguousarray(order, dtype=np.int32)
-            if sorted(o.tolist()) != list(range(self.count)):
+            if o.ndim != 1 or sorted(o.tolist()) != list(range(self.count)):
                 raise ValueError("order must be a permutation of the nodes")
-        with nogil:
-            ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who)
-        return EVENTS[ev], who
+        while True:
+            budget = slice_
+            with nogil:
+                ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
+            if ev != EV_YIELD:
+                return EVENTS[ev], who
+            PyErr_CheckSignals()        # Ctrl-C: KeyboardInterrupt, the machine stays as it is
 
     def step(self, int i):
         """Execute one instruction of node i (ignoring the others); returns

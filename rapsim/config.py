@@ -12,6 +12,7 @@ from rapsim.memmap import MemoryConfig
 NODES_PER_BOARD = 4
 MAX_BOARDS = 16
 MAX_NODES = NODES_PER_BOARD * MAX_BOARDS
+MAX_EXTRA_CYCLES = 1 << 40          # the most a host call or a ring hop may cost
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,15 @@ class MachineConfig:
         if not 1 <= self.nodes <= MAX_NODES:
             raise ValueError(f"a RAP has 1 to {MAX_NODES} nodes (1 to {MAX_BOARDS} boards), "
                              f"not {self.nodes}")
-        if self.clock_hz <= 0:
-            raise ValueError("the clock rate must be positive")
-        if self.hostcall_cycles < 0:
-            raise ValueError("the host-call cost cannot be negative")
-        if self.board_hop_cycles < 1:
-            raise ValueError("a ring hop takes at least one cycle")
+        if not 0 < self.clock_hz < float("inf"):          # NaN fails too
+            raise ValueError(f"the clock rate must be a positive number, not {self.clock_hz:g} Hz")
+        # (bounded so that no cycle count of a run can overflow 64 bits)
+        if not 0 <= self.hostcall_cycles <= MAX_EXTRA_CYCLES:
+            raise ValueError(f"the host-call cost must be 0..{MAX_EXTRA_CYCLES} cycles, "
+                             f"not {self.hostcall_cycles}")
+        if not 1 <= self.board_hop_cycles <= MAX_EXTRA_CYCLES:
+            raise ValueError(f"a ring hop takes 1..{MAX_EXTRA_CYCLES} cycles, "
+                             f"not {self.board_hop_cycles}")
 
     @classmethod
     def from_boards(cls, boards: int, **kw) -> "MachineConfig":

@@ -113,7 +113,11 @@ class HostDaemon:
         self.root = os.path.realpath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise FileNotFoundError(f"daemon root {root!r} is not a directory")
-        self.argv = [str(a) for a in argv]
+        # arguments as the bytes the nodes get (a str is encoded as the OS
+        # encodes file names, so an argument that is not UTF-8 comes through
+        # byte for byte)
+        self.argv = [bytes(a) if isinstance(a, (bytes, bytearray))
+                     else os.fsencode(a if isinstance(a, os.PathLike) else str(a)) for a in argv]
         self.write_output = write_output or (lambda node, fd, data: None)
         self.stdin = stdin
         self.nodes: dict[int, NodeFiles] = {}
@@ -140,7 +144,7 @@ class HostDaemon:
             raise DaemonError(errno.ENAMETOOLONG)
         full = path if os.path.isabs(path) else os.path.join(self.root, path)
         real = os.path.realpath(full)
-        if real != self.root and not real.startswith(self.root + os.sep):
+        if os.path.commonpath([real, self.root]) != self.root:
             raise DaemonError(errno.EACCES, f"{path!r} is outside the daemon's root")
         return real
 
@@ -217,7 +221,7 @@ class HostDaemon:
             index, buf, maxw = args[0], args[1], _s32(args[2])
             if not 0 <= index < len(self.argv):
                 raise DaemonError(errno.EINVAL, "no such argument")
-            s = self.argv[index].encode("utf-8")
+            s = self.argv[index]
             if len(s) + 1 > maxw:
                 raise DaemonError(errno.ERANGE, "buffer too small")
             self._check_span(core, node, buf, len(s) + 1)
@@ -271,7 +275,7 @@ class HostDaemon:
             chunk = core.read(node, addr, n)
             for w in chunk:
                 if w & 0xFF == 0:
-                    return out.decode("utf-8", errors="replace")
+                    return os.fsdecode(bytes(out))      # any bytes, as the OS names files
                 out.append(int(w) & 0xFF)
             addr += n
         raise DaemonError(errno.ENAMETOOLONG)
@@ -309,7 +313,10 @@ class HostDaemon:
         osflags |= getattr(os, "O_NOFOLLOW", 0)
         if os.path.isdir(real):
             raise DaemonError(errno.EISDIR)
-        hfd = os.open(real, osflags, (mode & 0o777) or 0o644)
+        # O_NONBLOCK: opening a FIFO must not wait for its other end (it would
+        # hang the whole simulator); reads and writes then block as usual
+        hfd = os.open(real, osflags | os.O_NONBLOCK, (mode & 0o777) or 0o644)
+        os.set_blocking(hfd, True)
         fd = 3
         while fd in files:
             fd += 1

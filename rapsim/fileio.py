@@ -2,15 +2,81 @@
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 
-from rapsim.asm.objfile import write_atomic
 from rapsim.errors import RapError
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` through a temporary file of its own in the same folder,
+    renamed over ``path``: neither a failure nor another process writing the
+    same file at the same time can leave a truncated or mixed file."""
+    folder, name = os.path.split(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            os.fchmod(fh.fileno(), 0o666 & ~_UMASK)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _target(path: str) -> tuple[str, bool]:
+    """Where to write ``path``, and whether through a temporary file renamed
+    over it: a symbolic link is written through (the link stays), a device or
+    pipe (``/dev/stdout``, ``/dev/null``, a FIFO) directly; a directory is an
+    error."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise RapError(f"cannot write {path}: {e.strerror}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise RapError(f"cannot write {path}: Is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return path, False
+    return (os.path.realpath(path) if os.path.islink(path) else path), True
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Fail now, with a RapError naming the file, if a result file could not
+    be written later (before a long run rather than after it)."""
+    target, atomic = _target(os.fspath(path))
+    if not atomic:
+        return
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise RapError(f"cannot write {os.fspath(path)}: no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RapError(f"cannot write {os.fspath(path)}: the folder {folder} is not writable")
 
 
 def write_file(path: str | os.PathLike, data: bytes | str) -> None:
     """Write a whole file through a temporary file renamed over it; a failure
     is a RapError naming the file (never a half-written result)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    target, atomic = _target(os.fspath(path))
     try:
-        write_atomic(path, data.encode("utf-8") if isinstance(data, str) else data)
+        if atomic:
+            write_atomic(target, raw)
+        else:
+            with open(target, "wb") as fh:
+                fh.write(raw)
     except OSError as e:
         raise RapError(f"cannot write {os.fspath(path)}: {e.strerror}") from None

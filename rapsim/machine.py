@@ -20,11 +20,13 @@ import numpy as np
 from rapsim import _sim
 from rapsim.asm import isa
 from rapsim.asm.decoder import decode, format_instruction
+from rapsim.asm.operands import DirOp, IndOp
 from rapsim.asm.floatfmt import from_extended, from_single, to_extended, to_single
 from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
-from rapsim.memmap import NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE, region_of
+from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
+                           region_of)
 
 NO_LIMIT = 1 << 62
 
@@ -48,6 +50,49 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return self.event == "done"
+
+
+def _integer(value, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}")
+    return int(value)
+
+
+def _address(value, what: str) -> int:
+    """A 24-bit address (ValueError naming it otherwise)."""
+    v = _integer(value, what)
+    if not 0 <= v < ADDRESS_SPACE:
+        raise ValueError(f"{what} {v:#x} is outside the 24-bit address space" if v >= 0
+                         else f"{what} {v} is negative")
+    return v
+
+
+def _count(value, what: str, most: int) -> int:
+    """A count 0..most; integral floats such as 1e9 are accepted."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    v = _integer(value, what)
+    if not 0 <= v <= most:
+        raise ValueError(f"{what} must be 0..{most}, not {v}")
+    return v
+
+
+def _words(words) -> np.ndarray:
+    """Memory words from integers (negative ones as two's complement)."""
+    a = np.asarray(words)
+    if a.ndim > 1:
+        raise ValueError(f"words must be one-dimensional, not of shape {a.shape}")
+    a = a.reshape(-1)
+    if a.dtype == np.uint32 or a.size == 0:
+        return a.astype(np.uint32)
+    if a.dtype.kind not in "iu" and not (a.dtype == object and all(
+            isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in a)):
+        raise TypeError(f"memory words must be integers, not {a.dtype} "
+                        "(use write_floats for floating-point values)")
+    lo, hi = int(a.min()), int(a.max())
+    if lo < -(1 << 31) or hi >= 1 << 32:
+        raise ValueError(f"memory word {lo if lo < -(1 << 31) else hi} does not fit 32 bits")
+    return (a.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
 
 
 def _reg_number(name: str | int) -> int:
@@ -94,14 +139,17 @@ class Simulator:
     def load(self, image: Image) -> None:
         """Load one image into every node (SPMD), reset the machine and point
         every PC at the image's entry."""
+        if not isinstance(image, Image):
+            raise TypeError(f"load() takes an Image (rapsim.asm.objfile.read_image), "
+                            f"not {type(image).__name__}")
+        if not isinstance(image.entry, int) or not 0 <= image.entry < ADDRESS_SPACE:
+            raise ValueError(f"entry point {image.entry!r} is not a 24-bit address")
         for seg in image.segments:
             if seg.size and not self.core.mapped(0, seg.address, seg.size):
                 raise ValueError(f"segment {seg.name} at 0x{seg.address:06X} ({seg.size} words) "
                                  "does not fit the node's memory map")
-        for n in range(self.nodes):
-            for addr, words in image.words():
-                if len(words):
-                    self.core.write(n, addr, words)
+        for addr, words in image.words():
+            self._load_words(addr, np.asarray(words, dtype=np.uint32))
         self.image = image
         self._lines = {a: (f, ln) for a, f, ln in image.lines}
         self._labels = {}
@@ -109,9 +157,26 @@ class Simulator:
             self._labels.setdefault(addr, name)
         self.reset(image.entry)
 
+    _PAGE = 1024        # words: a host page of node memory is 4 KB
+
+    def _load_words(self, addr: int, words: np.ndarray) -> None:
+        """Store a segment in every node, page by page, leaving out zero pages
+        where the memory is zero already: untouched memory costs the host
+        nothing, even for the large zero-filled arrays of 64 nodes."""
+        for k in range(0, len(words), self._PAGE):
+            part = words[k:k + self._PAGE]
+            zero = not part.any()
+            for n in range(self.nodes):
+                if not zero or self.core.read(n, addr + k, len(part)).any():
+                    self.core.write(n, addr + k, part)
+
     def reset(self, pc: int | None = None) -> None:
         """Reset registers, counters and the ring (memory is kept); PC from
-        the reset vector, or ``pc``."""
+        the reset vector, or ``pc``.  The files the nodes left open are
+        closed: the program starts again with descriptors from 3."""
+        if pc is not None:
+            pc = _address(pc, "pc")
+        self.daemon.close_all()
         self.core.reset()
         if pc is not None:
             for n in range(self.nodes):
@@ -132,9 +197,10 @@ class Simulator:
         (a profiler's hook, e.g. to look at every node's PC); it changes no
         result either.
         """
-        limit = NO_LIMIT if max_cycles is None else int(max_cycles)
+        limit = NO_LIMIT if max_cycles is None else _count(max_cycles, "max_cycles", NO_LIMIT)
+        quantum = _count(quantum, "quantum", NO_LIMIT)
         order = None if order is None else list(order)
-        every = int(sample_every) if sampler is not None else 0
+        every = _count(sample_every, "sample_every", NO_LIMIT) if sampler is not None else 0
         stop = min(limit, every) if every > 0 else limit
         t0 = time.perf_counter()
         while True:
@@ -145,13 +211,9 @@ class Simulator:
                 continue
             if event != "hostcall":
                 break
-            try:
-                exited, status = self.daemon.serve(self, who)
-            except BadRequest as e:
-                self.core.fail_hostcall(who)
-                res = RunResult("error", node=who, messages=[f"{self._error_text(who)}: {e}"])
-                return self._finish(res, t0)
-            self.core.finish_hostcall(who, self.config.hostcall_cycles, exited, status)
+            refused = self._serve(who)
+            if refused:
+                return self._finish(RunResult("error", node=who, messages=[refused]), t0)
         res = RunResult(event, node=who)
         if event == "error":
             res.messages.append(self._error_text(who))
@@ -180,9 +242,28 @@ class Simulator:
                 break
         return res
 
+    def _serve(self, node: int) -> str | None:
+        """Serve the host call of a node (it goes on, or has exited); the error
+        report if the daemon cannot read its request block (the node stops)."""
+        try:
+            exited, status = self.daemon.serve(self, node)
+        except BadRequest as e:
+            self.core.fail_hostcall(node)
+            return f"{self._error_text(node)}: {e}"
+        self.core.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
+        return None
+
     def step(self, node: int = 0) -> str:
-        """Execute one instruction of one node; returns its status."""
-        return self.core.step(node)
+        """Execute one instruction of one node (ignoring the others) and
+        return its status: "running", "exited", "error", "break", "idle",
+        or "ring-read" / "ring-write" / "ring-sync" when the instruction has
+        to wait for the ring (it is tried again by the next step or run).  A
+        host call is served at once, as run() does."""
+        status = self.core.step(node)
+        if status == "hostcall":
+            self._serve(node)
+            status = self.core.status(node)
+        return status
 
     # -- reporting helpers ------------------------------------------------------
     def disassemble_at(self, addr: int, node: int = 0, word: int | None = None) -> str:
@@ -220,13 +301,18 @@ class Simulator:
             return text
         text += f": {self.disassemble_at(pc, node, word)}"
         if "address" in reason:
-            text += f" (address 0x{addr:06X}{self._address_note(addr, reason)})"
+            text += f" (address 0x{addr:06X}{self._address_note(addr, reason, word)})"
         return text
 
     _READ_ONLY = {RING_STAT: "RING_STAT", NODE_ID: "NODE_ID", NODE_COUNT: "NODE_COUNT"}
 
-    def _address_note(self, addr: int, reason: str) -> str:
+    def _address_note(self, addr: int, reason: str, word: int) -> str:
         """Why an access to addr failed, for an error report."""
+        d = decode(word)
+        # no memory operand: the access was a push, pop, call, return, trap or interrupt
+        stack = d is not None and not any(isinstance(o, (IndOp, DirOp)) for o in d.operands)
+        if RINGIO_BASE <= addr <= HOST_CALL and stack:
+            return ", a ring register: the stack cannot be there"
         if addr in self._READ_ONLY:
             return f": {self._READ_ONLY[addr]} is read-only"
         if RINGIO_BASE <= addr < RINGIO_BASE + 0x2000:
@@ -262,8 +348,11 @@ class Simulator:
 
     def set_reg(self, name: str | int, value: int, node: int | None = None) -> None:
         r = _reg_number(name)
+        v = _integer(value, "a register value")
+        if not -(1 << 31) <= v < 1 << 32:
+            raise ValueError(f"register value {v} does not fit 32 bits")
         for n in self._node_list(node):
-            self.core.set_reg(n, r, value & 0xFFFFFFFF)
+            self.core.set_reg(n, r, v & 0xFFFFFFFF)
 
     def reg40(self, name: str | int, node: int = 0) -> int:
         """The 40-bit pattern of R0-R7 (exponent in bits 39-32)."""
@@ -337,10 +426,19 @@ class Simulator:
 
     # -- memory -------------------------------------------------------------------
     def read(self, addr: int, count: int, node: int = 0) -> np.ndarray:
+        """``count`` words from ``addr`` as a uint32 array; the range must be
+        plain memory (one region, or the two on-chip blocks) of the node."""
+        addr, count = _address(addr, "address"), _count(count, "count", ADDRESS_SPACE)
+        if not self.core.mapped(node, addr, count):
+            raise ValueError(f"address range 0x{addr:06X}..0x{addr + count - 1:06X} "
+                             f"({count} words) is not inside one memory region of node {node}")
         return self.core.read(node, addr, count)
 
     def write(self, addr: int, words, node: int | None = None) -> None:
-        a = np.asarray(words, dtype=np.uint32)
+        """Store words (integers: 0..2**32-1, or negative ones as two's
+        complement) at ``addr`` of one node, or of every node (None)."""
+        addr = _address(addr, "address")
+        a = _words(words)
         for n in self._node_list(node):
             self.core.write(n, addr, a)
 

@@ -87,7 +87,7 @@ class MemoryConfig:
         if not 0x40 < self.sram_words <= DRAM_BASE:
             raise ValueError(f"SRAM size {self.sram_words} words is outside 65..{DRAM_BASE}")
         if not 0 <= self.dram_words <= RINGIO_BASE - DRAM_BASE:
-            raise ValueError(f"DRAM size {self.dram_words} words exceeds {RINGIO_BASE - DRAM_BASE}")
+            raise ValueError(f"DRAM size {self.dram_words} words is outside 0..{RINGIO_BASE - DRAM_BASE}")
         for n in ("sram_wait", "dram_wait", "onchip_wait", "ringio_wait"):
             if not 0 <= getattr(self, n) <= 255:
                 raise ValueError(f"{n} must be 0..255")

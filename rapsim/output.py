@@ -6,6 +6,7 @@ with an output directory, each node writes ``node<n>.out`` and ``node<n>.err``.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -25,7 +26,10 @@ class NodeOutput:
                 raise RapError(f"cannot create output directory {directory}: {e.strerror}") from None
 
     def _stream(self, fd: int):
-        return (sys.stdout if fd == 1 else sys.stderr).buffer
+        stream = sys.stdout if fd == 1 else sys.stderr
+        if stream is None:          # rap run was started with that descriptor closed
+            raise OSError(errno.EBADF, "standard output or error is closed")
+        return stream.buffer
 
     def write(self, node: int, fd: int, data: bytes) -> None:
         if self.directory is not None:
@@ -54,11 +58,12 @@ class NodeOutput:
 
     def close(self) -> None:
         for (node, fd), rest in self.partial.items():
-            if rest:
+            if rest and (sys.stdout if fd == 1 else sys.stderr) is not None:
                 self._stream(fd).write(b"[%d] %s\n" % (node, rest))
         self.partial.clear()
         for f in self.files.values():
             f.close()
         self.files.clear()
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()

@@ -148,17 +148,25 @@ def _run_dask(fn, todo: list[dict], scheduler: str, on_done, timeout: float) -> 
 def run_sweep(points: Iterable[dict], fn: Callable[[dict], dict], results_path: str, *,
               workers: int | None = None, scheduler: str | None = None,
               progress: bool = True, description: str = "sweep",
-              connect_timeout: float = 10.0) -> list[dict]:
+              connect_timeout: float = 10.0,
+              complete: Callable[[dict], bool] | None = None,
+              fresh: bool = False) -> list[dict]:
     """Measure every point not already in ``results_path``; return all the
     records of the points asked for, in the order given.
+
+    ``complete(record)``: is a record of the file usable as it is?  A point
+    whose record is not (a file from another version, edited by hand) is
+    measured again and its record replaced.  ``fresh``: ignore the records of
+    the file and measure every point (the file is replaced when the first
+    point is done, so an interruption before that leaves it as it was).
 
     ``workers``: local processes (default: one per core; 1 runs the points
     in this process); ``scheduler``: the address of a Dask scheduler to
     send the points to instead (``connect_timeout`` seconds to reach it).
     The progress bar goes to standard error."""
     points = list(points)
-    records = load_results(results_path)
-    have = {point_id(r[POINT_KEY]): r for r in records}
+    records = [] if fresh else load_results(results_path)
+    have = {point_id(r[POINT_KEY]): r for r in records if complete is None or complete(r)}
     todo = [p for p in points if point_id(p) not in have]
     workers = workers or os.cpu_count() or 1
 
@@ -178,6 +186,8 @@ def run_sweep(points: Iterable[dict], fn: Callable[[dict], dict], results_path: 
 
     def on_done(p: dict, result: dict) -> None:
         rec = {POINT_KEY: p, **result}
+        pid = point_id(p)
+        records[:] = [r for r in records if point_id(r[POINT_KEY]) != pid]
         records.append(rec)
         have[point_id(p)] = rec
         save_results(results_path, records)

@@ -41,7 +41,7 @@ def _parse_key(key: str) -> tuple[str, set[str]]:
 
 def run(args) -> int:
     from rapsim.asm.archive import Member, read_archive, write_archive
-    from rapsim.asm.objfile import ObjectFormatError, parse_object, read_bytes
+    from rapsim.asm.objfile import ObjectFormatError, parse_object, read_bytes, write_atomic
 
     op, mods = _parse_key(args.key)
     verbose = "v" in mods
@@ -81,7 +81,7 @@ def run(args) -> int:
                 if not args.files or m.name in args.files:
                     if os.sep in m.name or m.name in ("", ".", ".."):
                         raise RapError(f"{path}: refusing to extract member {m.name!r}")
-                    Path(m.name).write_bytes(m.data)
+                    write_atomic(m.name, m.data)       # never a half-written member
                     if verbose:
                         print(f"x - {m.name}")
         else:

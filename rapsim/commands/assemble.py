@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from rapsim.asm.assembler import assemble_file, parse_defines
-from rapsim.asm.objfile import write_object
+from rapsim.asm.objfile import object_bytes, same_file, write_all
 from rapsim.errors import RapError
 
 HELP = "assemble a TMS320C30 source file (TI syntax) into an object"
@@ -56,12 +56,17 @@ def run(args) -> int:
                            listing=args.listing is not None)
     for w in result.warnings:
         print(w, file=sys.stderr)
+    outputs = []                     # all written, or none
+    if args.output or not args.hex:
+        outputs.append((args.output or src.with_suffix(".obj"), object_bytes(result.obj)))
+    if args.listing is not None:
+        path = src.with_suffix(".lst") if args.listing is True else Path(args.listing)
+        outputs.append((path, result.listing.encode("utf-8", errors="surrogateescape")))
+    for path, _ in outputs:
+        if same_file(path, src):
+            raise RapError(f"{path}: refusing to overwrite the source file")
     try:
-        if args.output or not args.hex:
-            write_object(result.obj, args.output or src.with_suffix(".obj"))
-        if args.listing is not None:
-            path = src.with_suffix(".lst") if args.listing is True else Path(args.listing)
-            path.write_text(result.listing)
+        write_all(outputs)
     except OSError as e:
         raise RapError(f"cannot write {e.filename}: {e.strerror}") from None
     if args.hex:

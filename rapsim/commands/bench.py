@@ -234,6 +234,31 @@ def measure_point(point: dict) -> dict:
     return rec
 
 
+#: figures every measured record has (the table, the plot and the profile tables use them)
+FIGURES = ("mcps", "mcps_percent_of_peak", "mcups", "mcups_percent_of_peak",
+           "train_cycles_per_pattern", "train_mac_cycles", "eval_cycles_per_pattern",
+           "eval_mac_cycles")
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def record_complete(rec: dict) -> bool:
+    """Is a record of a results file usable as it is: a point that did not
+    fit or failed (with its error), or a measured one with every figure?
+    Others are measured again (rapsim.sweep.run_sweep)."""
+    if not _number(rec.get("host_seconds", 0)):
+        return False
+    if rec.get("error") is not None:
+        return isinstance(rec["error"], str)
+    if not isinstance(rec.get("network"), str) or not all(_number(rec.get(k)) for k in FIGURES):
+        return False
+    return all(rec.get(f"{ph}_profile") is None or (
+        isinstance(rec[f"{ph}_profile"], dict) and all(map(_number, rec[f"{ph}_profile"].values())))
+        for ph in ("train", "eval"))
+
+
 # -- options ------------------------------------------------------------------------
 
 def _int_list(text: str, what: str, lo: int, hi: int | None = None) -> list[int]:
@@ -303,7 +328,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"results file, .json or .csv (default {DEFAULT_RESULTS}); points "
                         "already in it are not measured again")
     o.add_argument("--fresh", action="store_true",
-                   help="discard the results file and measure every point")
+                   help="measure every point again, ignoring the results file (replaced when "
+                        "the first point is done: an interruption before that leaves it as it was)")
     o.add_argument("--plot", metavar="STEM",
                    help="scaling plot: STEM.png and STEM.svg (default: the results file's "
                         "name without its suffix, plus '-scaling')")
@@ -398,10 +424,17 @@ def _speedups(records: list[dict], metric: str) -> dict[tuple[str, int], tuple[f
     return out
 
 
+def _output(file):
+    """Where the tables go: ``file``, else standard output (nowhere when it
+    is closed, as print() does)."""
+    file = file or sys.stdout
+    return file if file is not None else open(os.devnull, "w")
+
+
 def print_table(records: list[dict], file=None) -> None:
     from rich.console import Console
     from rich.table import Table
-    file = file or sys.stdout
+    file = _output(file)
     con = Console(file=file, width=None if file.isatty() else 200)
     ok = [r for r in records if r.get("error") is None]
     sp = {m: _speedups(ok, m) for m in ("mcps", "mcups")}
@@ -448,7 +481,7 @@ def print_profiles(records: list[dict], file=None, columns: int = 9) -> None:
     """The profiled points: cycles of a pattern per node, by routine."""
     from rich.console import Console
     from rich.table import Table
-    file = file or sys.stdout
+    file = _output(file)
     con = Console(file=file, width=None if file.isatty() else 200)
     for phase, title in (("train", "training"), ("eval", "forward (evaluation)")):
         recs = [r for r in records if r.get(f"{phase}_profile")]
@@ -482,11 +515,8 @@ def run(args) -> int:
         raise RapError(f"--results: {path!r} must end in .json or .csv")
     if args.workers is not None and args.workers < 1:
         raise RapError("--workers must be at least 1")
-    if args.fresh and os.path.exists(path):
-        try:
-            os.remove(path)
-        except OSError as e:
-            raise RapError(f"cannot remove {path}: {e.strerror}") from None
+    if not args.scheduler_timeout > 0:
+        raise RapError("--scheduler-timeout must be a positive number of seconds")
     folder = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(folder, exist_ok=True)
@@ -495,14 +525,16 @@ def run(args) -> int:
     if not os.access(folder, os.W_OK):
         raise RapError(f"cannot write {path}: the folder is not writable")
     points = sw.points()
-    done = {point_id(r["point"]) for r in load_results(path)}
+    done = set() if args.fresh else {point_id(r["point"]) for r in load_results(path)
+                                     if record_complete(r)}
     todo = sum(point_id(p) not in done for p in points)
     order = sorted(points, key=lambda p: -_cost(p))
     t0 = time.perf_counter()
     records = run_sweep(order, measure_point, path, workers=args.workers,
                         scheduler=args.scheduler, progress=not args.quiet,
                         description=f"rap bench: {todo} points",
-                        connect_timeout=args.scheduler_timeout)
+                        connect_timeout=args.scheduler_timeout, complete=record_complete,
+                        fresh=args.fresh)
     wall = time.perf_counter() - t0
     print_table(records)
     print_profiles(records)

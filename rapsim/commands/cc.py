@@ -30,6 +30,9 @@ def parse_params(items: list[str]) -> dict[str, str]:
         name, eq, value = item.partition("=")
         if not eq or not name.strip():
             raise RapError(f"-P takes NAME=VALUE, not {item!r}")
+        if name.strip() in out:
+            raise RapError(f"-P {name.strip()} is given twice ({out[name.strip()]!r} and "
+                           f"{value.strip()!r})")
         out[name.strip()] = value.strip()
     return out
 
@@ -77,13 +80,16 @@ def run(args) -> int:
     from rapsim.asm.objfile import image_bytes
     from rapsim.commands.run import machine_config
     from rapsim.compiler.build import compile_network
-    from rapsim.fileio import write_file
+    from rapsim.fileio import check_writable, write_file
     config = machine_config(args)
+    outputs = [args.output] + ([args.asm] if args.asm else [])
+    for path in outputs:                  # neither file when one cannot be written
+        check_writable(path)
     net = load_network(args.network, args.params)
     prog = compile_network(net, config.nodes, config.memory)
+    write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)
-    write_file(args.output, image_bytes(prog.image))
     if args.layout:
         print_layout(prog.plan)
     return 0

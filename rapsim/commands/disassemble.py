@@ -12,19 +12,23 @@ Print TI-syntax source that re-assembles to the same words (docs/disassembler.md
 FILE may be a relocatable object, an executable image, or a text file of hex
 words, one 8-digit word per line (as 'rap as --hex' prints); the kind is
 detected from the contents, or forced with --hex.  --base gives the address
-of the first hex word (default 0).
+of the first hex word (default: the first line's ADDRESS: if the lines carry
+addresses, which must then be consecutive; else 0).
 """
 
 
 def add_arguments(p) -> None:
+    from rapsim.commands.link import number
+
     p.add_argument("file", metavar="FILE")
     p.add_argument("--hex", action="store_true", help="read FILE as hex words")
-    p.add_argument("--base", type=lambda s: int(s, 0), default=0, metavar="ADDR",
-                   help="address of the first hex word (default 0)")
+    p.add_argument("--base", type=number, default=None, metavar="ADDR",
+                   help="address of the first hex word (default: the file's first "
+                        "ADDRESS: if any, else 0)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write to OUT instead of standard output")
 
 
-def disassemble_file(path: str, force_hex: bool = False, base: int = 0) -> str:
+def disassemble_file(path: str, force_hex: bool = False, base: int | None = None) -> str:
     from rapsim.asm import disasm
     from rapsim.asm.objfile import ObjectFormatError, file_kind, parse_image, parse_object, read_bytes
 
@@ -39,12 +43,16 @@ def disassemble_file(path: str, force_hex: bool = False, base: int = 0) -> str:
             raise RapError(f"{path}: is an archive; extract its members with 'rap ar x' first")
         if kind == "hex" or disasm.looks_like_hex(data):
             try:
-                text = data.decode("ascii")
+                text = data.decode("utf-8-sig")        # a byte-order mark is skipped
             except UnicodeDecodeError:
                 raise RapError(f"{path}: not a text file of hex words") from None
-            if not 0 <= base < 1 << 24:
+            if base is not None and not 0 <= base < 1 << 24:
                 raise RapError(f"--base {base:#x} is outside the 24-bit address space")
-            return disasm.disassemble_words(disasm.parse_hex(text, path), base, path)
+            words, base = disasm.parse_hex(text, path, base)
+            if base + len(words) > 1 << 24:
+                raise RapError(f"{path}: {len(words)} words at {base:#x} run past the "
+                               "end of the 24-bit address space")
+            return disasm.disassemble_words(words, base, path)
     except ObjectFormatError as e:
         raise RapError(str(e)) from None
     except ValueError as e:
@@ -53,9 +61,11 @@ def disassemble_file(path: str, force_hex: bool = False, base: int = 0) -> str:
 
 
 def run(args) -> int:
-    from rapsim.asm.objfile import write_atomic
+    from rapsim.asm.objfile import same_file, write_atomic
 
     text = disassemble_file(args.file, args.hex, args.base)
+    if args.output and same_file(args.output, args.file):
+        raise RapError(f"{args.output}: refusing to overwrite the input file")
     if args.output:
         try:
             write_atomic(args.output, text.encode("utf-8"))

@@ -18,13 +18,19 @@ the start of .text.
 """
 
 
+def number(text: str) -> int:
+    """An option's number, decimal or 0x hex (argparse names this function in
+    its message: "invalid number value: 'zz'")."""
+    return int(text, 0)
+
+
 def add_arguments(p) -> None:
     p.add_argument("inputs", nargs="+", metavar="OBJ|ARCHIVE", help="objects and archives, in link order")
     p.add_argument("-o", dest="output", required=True, metavar="IMAGE", help="the image to write")
     p.add_argument("-m", dest="map", metavar="MAPFILE", help="also write a link map")
     p.add_argument("-T", dest="script", metavar="SCRIPT", help="linker description (MEMORY/SECTIONS/ENTRY)")
     p.add_argument("-e", dest="entry", metavar="SYMBOL", help="entry point (a symbol or an address)")
-    p.add_argument("--sram-words", type=lambda s: int(s, 0), metavar="N",
+    p.add_argument("--sram-words", type=number, metavar="N",
                    help=f"node SRAM size in words (default {memmap.SRAM_WORDS_DEFAULT}; "
                         f"{memmap.SRAM_WORDS_SMALL} for the small board)")
 
@@ -33,7 +39,7 @@ def run(args) -> int:
     from rapsim.asm.linker import LinkError, link
     from rapsim.asm.linkscript import read_script
     from rapsim.asm.mapfile import render
-    from rapsim.asm.objfile import write_atomic, write_image
+    from rapsim.asm.objfile import image_bytes, same_file, write_all
 
     try:
         config = memmap.MemoryConfig() if args.sram_words is None else \
@@ -46,10 +52,15 @@ def run(args) -> int:
     except LinkError as e:
         raise Diagnostics([f"rap ld: error: {m}" if ": error: " not in m else m
                            for m in e.messages]) from None
+    outputs = [(args.output, image_bytes(res.image))]          # all written, or none
+    if args.map:
+        outputs.append((args.map, render(res, args.output).encode("utf-8")))
+    for path, _ in outputs:
+        for given in [*args.inputs, *([args.script] if args.script else [])]:
+            if same_file(path, given):
+                raise RapError(f"{path}: refusing to overwrite the input file {given}")
     try:
-        write_image(res.image, args.output)
-        if args.map:
-            write_atomic(args.map, render(res, args.output).encode("utf-8"))
+        write_all(outputs)
     except OSError as e:
         raise RapError(f"cannot write {e.filename}: {e.strerror}") from None
     return 0

@@ -17,10 +17,12 @@ Exit status: the program's own (0-255) when every node exits; 1 for bad input
 (missing or corrupt image, bad option); 3 when the simulated machine stops
 otherwise (a node error such as an illegal instruction or an unmapped address,
 a deadlock on the ring, IDLE with nothing to wake it, a breakpoint, or the
-cycle limit).  Reports name the node, the PC and the instruction.
+cycle limit); 130 when interrupted (Ctrl-C).  Reports name the node, the PC
+and the instruction.
 """
 
 EXIT_MACHINE_STOPPED = 3
+MAX_COUNT = 1 << 62         # the largest cycle count the simulator takes (rapsim.machine.NO_LIMIT)
 
 
 def _int(text: str) -> int:
@@ -47,6 +49,8 @@ def _positive(text: str) -> int:
         v = int(f)
     if v <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {text!r}")
+    if v > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"at most {MAX_COUNT:.3g}, not {text!r}")
     return v
 
 
@@ -132,24 +136,33 @@ def run(args) -> int:
     from rapsim.machine import Simulator
     from rapsim.output import NodeOutput
     from rapsim.report import dump_memory, register_dump, stats_dict, stats_table
-    from rapsim.fileio import write_file
+    from rapsim.fileio import check_writable, write_file
 
     config = machine_config(args)
     try:
         image = read_image(args.image)
     except ObjectFormatError as e:
         raise RapError(str(e)) from None
-    out = NodeOutput(config.nodes, args.output_dir)
-    stdin = sys.stdin.buffer if not sys.stdin.isatty() else None
+    # result files and dump ranges are checked before the run, not after it
+    for path in (args.stats_json, args.dump_regs, *(f for _, _, f in args.dump)):
+        if path:
+            check_writable(path)
+    # (no standard input at all when rap run is started with it closed)
+    stdin = sys.stdin.buffer if sys.stdin is not None and not sys.stdin.isatty() else None
+    out = None          # created once every input has been checked (--output-dir makes a folder)
     try:
-        sim = Simulator(config, root=args.root, argv=[args.image, *args.args], output=out.write,
-                        stdin=stdin)
+        sim = Simulator(config, root=args.root, argv=[args.image, *args.args],
+                        output=lambda node, fd, data: out.write(node, fd, data), stdin=stdin)
     except FileNotFoundError as e:
         raise RapError(str(e)) from None
     try:
         sim.load(image)
     except ValueError as e:
         raise RapError(f"{args.image}: {e}") from None
+    for addr, count, _ in args.dump:
+        if not sim.core.mapped(0, addr, count):
+            raise RapError(f"--dump 0x{addr:06X}:{count}: the range is not plain memory of the node")
+    out = NodeOutput(config.nodes, args.output_dir)
     try:
         result = sim.run(max_cycles=args.max_cycles)
     finally:

@@ -27,7 +27,7 @@ EXIT_MACHINE_STOPPED = 3
 
 def add_arguments(p) -> None:
     from rapsim.commands.cc import params_argument
-    from rapsim.commands.run import add_machine_arguments
+    from rapsim.commands.run import _positive, add_machine_arguments
     p.add_argument("network", help="network description (.net)")
     p.add_argument("--data", required=True, metavar="FILE",
                    help="pattern file: .npz, .npy or text (docs/network-language.md)")
@@ -36,24 +36,46 @@ def add_arguments(p) -> None:
     test.add_argument("--test-fraction", type=float, metavar="F",
                       help="hold out this fraction of --data as the test set")
     p.add_argument("--split-seed", type=int, metavar="S",
-                   help="shuffle --data with this seed before --test-fraction takes the last "
-                        "patterns (default: no shuffle)")
+                   help="shuffle --data with this seed (0 or more) before --test-fraction takes "
+                        "the last patterns (default: no shuffle)")
     p.add_argument("--epochs", type=int, metavar="E", help="at most E epochs (default: the "
                                                           "description's)")
     p.add_argument("--json", metavar="FILE", help="write the results and measurements as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress, only the final report")
-    p.add_argument("--max-cycles", type=float, default=float(1 << 40), metavar="N",
+    p.add_argument("--max-cycles", type=_positive, default=1 << 40, metavar="N",
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
     add_machine_arguments(p)
+
+
+def check_options(args) -> None:
+    """The options' own errors, before anything is compiled or run."""
+    if args.epochs is not None and args.epochs < 0:
+        raise RapError("--epochs must be 0 or more")
+    if args.split_seed is not None:
+        if args.test_fraction is None:
+            raise RapError("--split-seed shuffles the patterns for --test-fraction; "
+                           "give --test-fraction too")
+        if args.split_seed < 0:
+            raise RapError(f"--split-seed must be 0 or more, not {args.split_seed}")
+    if args.json:
+        from rapsim.fileio import check_writable
+        check_writable(args.json)             # now, not after the whole run
 
 
 def load_data(args, network):
     from rapsim.compiler.data import load_patterns, split
     db = load_patterns(args.data, network)
     train, test = db.train, db.test
+    if test is not None and (args.test or args.test_fraction is not None):
+        raise RapError(f"{args.data} holds a test set already; "
+                       f"{'--test' if args.test else '--test-fraction'} would replace it")
     if args.test:
-        test = load_patterns(args.test, network).train
+        tdb = load_patterns(args.test, network)
+        if tdb.test is not None:
+            raise RapError(f"{args.test} holds a training and a test set; --test takes a file "
+                           f"of test patterns only")
+        test = tdb.train
     elif args.test_fraction is not None:
         train, test = split(train, args.test_fraction, args.split_seed)
     return train, test
@@ -167,8 +189,7 @@ def run(args) -> int:
     from rapsim.compiler.train import TrainingFailed, run_program
     from rapsim.fileio import write_file
     config = machine_config(args)
-    if args.epochs is not None and args.epochs < 0:
-        raise RapError("--epochs must be 0 or more")
+    check_options(args)
     net = load_network(args.network, args.params)
     train_set, test_set = load_data(args, net)
     program = compile_network(net, config.nodes, config.memory)

@@ -13,6 +13,8 @@ cdef enum:
     EV_LIMIT = 4        # every running node reached the cycle limit
     EV_DEADLOCK = 5     # no node can progress
     EV_IDLE = 6         # node `who` executed IDLE with nothing to wake it
+    EV_YIELD = 7        # no event yet, the instruction budget of this call is spent (the
+                        # host checks for Ctrl-C and calls again)
 
 
 cdef inline int waiting(int status) noexcept nogil:
@@ -44,11 +46,14 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
     return 1
 
 
-cdef int run_node(Node* n, int64_t limit) noexcept nogil:
-    """Run one node until it stops, waits or its clock reaches limit."""
+cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """Run one node until it stops, waits, its clock reaches limit or it has
+    spent the budget of instructions (budget[0] is decremented; stopping
+    early is like a shorter quantum: it changes no result)."""
     while n.status == ST_RUNNING:
-        if n.cycle >= limit:
+        if n.cycle >= limit or budget[0] <= 0:
             break
+        budget[0] -= 1
         step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
         n.lb = n.cycle
@@ -126,15 +131,24 @@ cdef int ring_rotation(Node* nodes, int count) noexcept nogil:
 
 
 cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int32_t* order,
-                     int* who) noexcept nogil:
+                     int* who, int64_t* budget) noexcept nogil:
     """Run every node until an event.  Scheduling knobs that must not change
     any result (tests check this): ``quantum`` (cycles a node runs before the
     next one gets its turn; 0 = until it stops or waits) and ``order`` (the
-    order nodes take turns in)."""
+    order nodes take turns in).  After about budget[0] instructions the call
+    returns EV_YIELD, and a new call goes on where it stopped.  A node that is
+    still stopped when the call starts (an error, a breakpoint, IDLE, a host
+    call not served yet) is reported again at once: the machine cannot go on
+    without it."""
     cdef int j, i, progress, active, st, ev
     cdef uint64_t before
     cdef int64_t lim
     cdef Node* n
+    for i in range(count):
+        ev = stop_event(nodes[i].status)
+        if ev >= 0:
+            who[0] = i
+            return ev
     while True:
         progress = 0
         active = 0
@@ -152,13 +166,15 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             lim = limit
             if quantum > 0 and n.cycle + quantum < limit:
                 lim = n.cycle + quantum
-            st = run_node(n, lim)
+            st = run_node(n, lim, budget)
             if n.instret != before:
                 progress = 1
             ev = stop_event(st)
             if ev >= 0:
                 who[0] = i
                 return ev
+            if budget[0] <= 0:
+                return EV_YIELD
             if st == ST_RUNNING or waiting(st):
                 active += 1
                 if st == ST_RUNNING and n.cycle < limit:
@@ -182,11 +198,13 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             if n.status == ST_RING_SYNC:
                 n.status = ST_RUNNING
                 before = n.instret
-                st = run_node(n, limit)
+                st = run_node(n, limit, budget)
                 ev = stop_event(st)
                 if ev >= 0:
                     who[0] = i
                     return ev
+                if budget[0] <= 0:
+                    return EV_YIELD
                 if n.instret != before:
                     progress = 1
                     break

@@ -24,6 +24,13 @@ CATALOGUE = [
      "9: error: unknown instruction 'FOO'"),
     ('        LDA R0, AR0',
      '9: error: LDA is a TMS320C4x instruction, not available on the TMS320C30'),
+    # the conditional C4x families were "unknown instruction 'BZAT'"
+    ('        BZAT 5',
+     '9: error: BZAT is a TMS320C4x instruction, not available on the TMS320C30'),
+    ('        RETINZD',
+     '9: error: RETINZD is a TMS320C4x instruction, not available on the TMS320C30'),
+    ('        LAJGE 5',
+     '9: error: LAJGE is a TMS320C4x instruction, not available on the TMS320C30'),
     ('        LOPOWER',
      '9: error: LOPOWER is a TMS320C31/VC33 (low-power mode) instruction, not available on the TMS320C30'),
     ('        LDI 5',
@@ -180,6 +187,35 @@ CATALOGUE = [
      "9: error: unexpected character '.'"),
     ('        LDI AR9, R0',
      '13: error: AR9 is not a register of the TMS320C30 (R0-R7, AR0-AR7, IR0, IR1, DP, BK, SP, ST, IE, IF, IOF, RS, RE, RC)'),
+    # a literal beyond a double used to become 0.0 silently, or "inf overflows"
+    ('        .float 1e-400',
+     "16: error: floating-point literal '1e-400' is too small (it would become 0)"),
+    ('        LDF 2.5e-999, R0',
+     "13: error: floating-point literal '2.5e-999' is too small (it would become 0)"),
+    ('        .float 1e400',
+     "16: error: floating-point literal '1e400' is too large"),
+    # float arithmetic overflowing to inf gave .eval the text "inf"; an integer
+    # beyond a double in .float / LDF was an internal error (OverflowError)
+    ('        .eval 1e300 * 1e300, x',
+     "21: error: floating-point overflow in '*'"),
+    ('        .float (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63)'
+     ' * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63)'
+     ' * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63)',
+     f"16: error: {(1 << 63) ** 17} overflows the C30 single floating-point format"),
+    ('        LDF (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63)'
+     ' * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63)'
+     ' * (1 << 63) * (1 << 63) * (1 << 63) * (1 << 63), R0',
+     f"13: error: {(1 << 63) ** 17} is out of the range of a short floating-point immediate"
+     " (about +-2**-7 .. +-2**8)"),
+    # was "unexpected character ':'"
+    ('    loop: NOP',
+     '5: error: a label must start in column 1 (this one is indented)'),
+    ('\t$1:', '2: error: a label must start in column 1 (this one is indented)'),
+    # names a linker description cannot write (and "" / quotes broke the disassembly)
+    ('        .sect "my data"',
+     "15: error: bad section name 'my data': use letters, digits, '.', '_' and '$', not starting with a digit (a linker description must be able to name it)"),
+    ('b       .usect "", 4',
+     "16: error: bad section name '': use letters, digits, '.', '_' and '$', not starting with a digit (a linker description must be able to name it)"),
 ]
 
 

@@ -183,7 +183,7 @@ def test_macro_local_labels_are_unique():
     src = ("wait    .macro\nlp?     SUBI 1, R0\n        BNZ lp?\n        .endm\n"
            "        wait\n        wait\n")
     o = asm(src)
-    names = sorted(n for n in syms(o) if n.startswith("lp$"))
+    names = sorted(n for n in syms(o) if n.startswith("$lp$"))
     assert len(names) == 2
     w = [int(x) for x in o.section(".text").data]
     assert w[1] & 0xFFFF == w[3] & 0xFFFF == 0xFFFE

@@ -213,3 +213,10 @@ def test_labels_and_comments():
     text = disassemble_object(obj)
     assert "loop:\n        ADDI    1,R0                    ; 000001  02600001" in text
     assert '        .bss    counter,2' in text and 'buf     .usect  ".ram0",16' in text
+
+
+def test_section_name_with_a_quote_is_written_as_a_string_constant():
+    # the assembler no longer makes such names, but an object may hold one
+    obj = assemble("        .sect \"ab\"\n        .word 1\n")
+    obj.sections[-1].name = 'a"b'
+    assert '.sect   "a""b"' in disassemble_object(obj)

@@ -44,6 +44,9 @@ def test_numbers():
     ("MEMORY { A : origin = 1 }", "t.cmd:1:25: error: unexpected '}'"),
     ("FOO", "t.cmd:1:1: error: unexpected 'FOO'"),
     ("SECTIONS { .t > A align(3) }", "t.cmd:1:19: error: align(3) is not a power of 2"),
+    # was accepted, then "memory region A overflows by 1099511365728 words"
+    ("SECTIONS { .t > A align(0x10000000000) }",
+     "t.cmd:1:19: error: align(1099511627776) is larger than the 24-bit address space"),
     ("MEMORY { A : o = 0, l = 1  A : o = 2, l = 1 }", "t.cmd:1:28: error: memory region A is defined twice"),
     ("MEMORY { A : o = 0, l = 0 }", "memory region A has length 0"),
     ("SECTIONS { .t > A .t > A }", "t.cmd:1:19: error: output section .t appears twice"),

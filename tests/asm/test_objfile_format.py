@@ -72,6 +72,14 @@ def test_file_kind():
     (lambda d: _rebuild(d, lambda h: h["sections"][2].update(relocs=[[0, "word32", "", 0]])),
      "relocations in an uninitialised section"),
     (lambda d: _rebuild(d, lambda h: h.pop("symbols")), "missing or malformed 'symbols'"),
+    # a JSON header nested past Python's stack was an internal error (RecursionError)
+    (lambda d: d[:8] + struct.pack("<I", 200000) + b"[" * 100000 + b"]" * 100000,
+     "nested too deeply"),
+    # line entries naming no file or no word were accepted
+    (lambda d: _rebuild(d, lambda h: h["sections"][0]["lines"][0].__setitem__(1, 7)),
+     "corrupt line table of .text"),
+    (lambda d: _rebuild(d, lambda h: h["sections"][0]["lines"][0].__setitem__(0, 99)),
+     "corrupt line table of .text"),
 ])
 def test_corrupt_objects_are_reported(mutate, message):
     data = object_bytes(assemble(SRC))

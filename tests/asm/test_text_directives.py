@@ -88,7 +88,7 @@ def test_dollar_alone_is_still_the_current_address():
 def test_locals_in_strings_and_comments_are_left_alone():
     assert scope_locals('  .string "$1 a?" ; $2 b?', 5) == '  .string "$1 a?" ; $2 b?'
     made: set = set()
-    assert scope_locals("x?: B $3", 4, made) == "x$4: B $3$4" and made == {"x$4", "$3$4"}
+    assert scope_locals("x?: B $3", 4, made) == "$x$4: B $3$4" and made == {"$x$4", "$3$4"}
     assert shown("undefined symbol '$3$12'") == "undefined symbol '$3'"
 
 
@@ -230,3 +230,16 @@ def test_title_page_length_width():
     assert errors("        .length 10\n        .title 5\n") == [
         "t.asm:1:17: error: .length must be 50..32767, got 10",
         "t.asm:2:16: error: .title needs a title in double quotes"]
+
+
+def test_name_question_labels_never_clash_with_dollar_identifiers():
+    # lp? of scope 0 and x? of the first macro call were the symbols lp$0 and
+    # x$1, so a program's own lp$0 / x$1 was a "duplicate definition".
+    same("lp$0:   NOP\nlp?:    NOP\n        B lp?\n        B lp$0\n",
+         "a:      NOP\nb:      NOP\n        B b\n        B a\n")
+    same("x$1:    NOP\nm       .macro\nx?:     NOP\n        B x?\n        .endm\n        m\n",
+         "a:      NOP\nb:      NOP\n        B b\n")
+    assert errors("lp?:    NOP\nlp?:    NOP\n        B y?\n") == [
+        "t.asm:2:1: error: duplicate definition of 'lp?' (first defined at t.asm:1)",
+        "t.asm:3:11: error: undefined symbol 'y?'"]
+    assert shown("'$loop$12' '$a$b$3' 'a$1$2'") == "'loop?' 'a$b?' 'a$1$2'"

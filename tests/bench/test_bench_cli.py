@@ -162,6 +162,9 @@ def test_speech_family_is_examples_speech_net():
     (["--warmup", "-1"], "--warmup must be 0 or more"),
     (["--workers", "0"], "--workers must be at least 1"),
     (["--dram-wait", "-1"], "wait"),
+    (["--clock-mhz", "nan"], "clock rate"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "-1"],
+     "--scheduler-timeout must be a positive number"),
 ])
 def test_bad_options(tmp_path, capsys, args, message):
     rc, out, err = rap(["bench", "--results", tmp_path / "r.json", *args], capsys)
@@ -202,3 +205,59 @@ def test_unreachable_scheduler(tmp_path, capsys):
                         "--quiet", "--results", tmp_path / "r.json",
                         "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"], capsys)
     assert rc == 1 and "cannot reach the Dask scheduler" in err
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_incomplete_records_are_measured_again(tmp_path, capsys, calls, suffix):
+    # a record without its figures (another version's file, edited by hand,
+    # an empty CSV cell) used to crash the table; it is measured again and
+    # replaced, the complete records are kept
+    base = ["bench", "--families", "square", "--square", "16", "--boards", "1", "--nodes", "1",
+            "--warmup", "0", "--patterns", "1", "--workers", "1", "--quiet", "--no-plot"]
+    path = tmp_path / f"r{suffix}"
+    rc, _, _ = rap([*base, "--results", path], capsys)
+    assert rc == 0 and len(calls) == 2
+    recs = load_results(str(path))
+    broken = {"point": recs[0]["point"], "mcps": "fast"}
+    from rapsim.sweep import save_results
+    save_results(str(path), [broken, recs[1], {"point": {"other": 1}, "note": "kept"}])
+    calls.clear()
+    rc, out, err = rap([*base, "--results", path], capsys)
+    assert rc == 0 and calls == [recs[0]["point"]]
+    assert "1 measured now" in out
+    again = load_results(str(path))
+    assert len(again) == 3 and all(bench.record_complete(r) for r in again[:1] + again[2:])
+    assert {"other": 1} in [r["point"] for r in again]
+    assert not bench.record_complete(broken) and not bench.record_complete({"point": {}})
+
+
+def test_fresh_sweep_interrupted_before_its_first_point_keeps_the_old_file(tmp_path, capsys,
+                                                                          monkeypatch):
+    # --fresh used to delete the results file before measuring anything
+    path = tmp_path / "r.json"
+    path.write_text("{an old file, even a corrupt one\n")
+
+    def interrupted(point):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench, "measure_point", interrupted)
+    rc, _, err = rap(["bench", *TINY, "--results", path, "--fresh", "--no-plot"], capsys)
+    assert rc == 130 and "interrupted" in err
+    assert path.read_text() == "{an old file, even a corrupt one\n"
+    monkeypatch.undo()
+    rc, out, err = rap(["bench", *TINY, "--results", path, "--fresh", "--no-plot"], capsys)
+    assert rc == 0, err
+    assert "4 measured now" in out and len(load_results(str(path))) == 4
+
+
+def test_closed_standard_output(tmp_path):
+    # no internal error when started with stdout closed (tables go nowhere)
+    import subprocess
+    import sys
+    rap_cmd = os.path.join(os.path.dirname(sys.executable), "rap")
+    p = subprocess.run([rap_cmd, "bench", "--families", "square", "--square", "16", "--boards",
+                        "1", "--warmup", "0", "--patterns", "1", "--workers", "1",
+                        "--results", tmp_path / "r.json", "--no-plot"],
+                       capture_output=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert p.returncode == 0, p.stderr.decode()
+    assert len(load_results(str(tmp_path / "r.json"))) == 1

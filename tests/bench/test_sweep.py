@@ -42,6 +42,54 @@ def test_interrupted_sweep_keeps_finished_points(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_incomplete_records_are_measured_again_and_replaced(tmp_path):
+    path = str(tmp_path / "r.json")
+    CALLS.clear()
+    pts = [{"x": i} for i in range(3)]
+    run_sweep(pts, square, path, workers=1, progress=False)
+    recs = load_results(path)
+    recs[1]["y"] = None
+    from rapsim.sweep import save_results
+    save_results(path, recs)
+    CALLS.clear()
+    out = run_sweep(pts, square, path, workers=1, progress=False,
+                    complete=lambda r: r.get("y") is not None)
+    assert CALLS == [{"x": 1}] and [r["y"] for r in out] == [0, 1, 4]
+    assert sorted(r["point"]["x"] for r in load_results(path)) == [0, 1, 2]   # one record each
+
+
+def test_results_file_written_by_two_writers_at_once_is_never_corrupt(tmp_path):
+    # two sweeps saving into one file (each its whole list of records): the
+    # file is always one writer's complete text, and no write fails (with one
+    # temporary name shared by both, a rename could move the other's
+    # half-written file into place, or find it gone)
+    import threading
+    from rapsim.sweep import save_results
+    path = str(tmp_path / "r.json")
+    errors, bad = [], []
+
+    def writer(k):
+        try:
+            for i in range(150):
+                save_results(path, [{"point": {"w": k, "i": i}, "pad": "x" * (50_000 * k + i)}])
+        except Exception as e:              # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in (1, 2)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        try:
+            load_results(path)
+        except RapError as e:
+            bad.append(e)
+    for t in threads:
+        t.join()
+    assert errors == [] and bad == []
+    assert len(load_results(path)) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]     # no temporary file left
+
+
 def test_parallel_processes(tmp_path):
     path = str(tmp_path / "r.json")
     recs = run_sweep([{"x": i} for i in range(6)], dict, path, workers=2, progress=False)

@@ -102,6 +102,10 @@ def test_defines_and_include_dirs(here, monkeypatch, capsys):
 def test_bad_define(here, monkeypatch, capsys):
     rc, _, err = rap_as(["p.asm", "-D", "X=abc"], monkeypatch, capsys)
     assert rc == 1 and err == "rap as: error: -D X=abc: 'abc' is not a number\n"
+    # names as the assembler spells them: not Python's identifiers
+    rc, _, err = rap_as(["p.asm", "-D", "\u00e9=1"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: -D \u00e9=1: '\u00e9' is not a valid symbol name\n"
+    assert rap_as(["p.asm", "-D", "a$b=2"], monkeypatch, capsys)[0] == 0
 
 
 def test_errors_all_reported_exit_1_no_object(here, monkeypatch, capsys):
@@ -131,3 +135,51 @@ def test_rap_command_in_a_subprocess(here):
     r = subprocess.run([sys.executable, "-m", "rapsim", "as", "p.asm", "--hex"],
                        capture_output=True, text=True, check=False)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == "08610005"
+
+
+def test_bytes_that_are_not_utf8(here, monkeypatch, capsys):
+    # A Latin-1 byte in a comment is harmless (and kept in the listing); anywhere
+    # else it is an error naming the byte, never a silent U+FFFD word.
+    (here / "c.asm").write_bytes(b"        .word 1 ; caf\xe9\n* \xff\n")
+    assert rap_as(["c.asm", "-l"], monkeypatch, capsys)[0] == 0
+    assert b"caf\xe9" in (here / "c.lst").read_bytes()
+    (here / "u.asm").write_bytes(b'        .string "caf\xe9"\n        .word \'\xe9\'\n'
+                                 b"\xe9x:    NOP\n        NO\xe9P\n")
+    rc, _, err = rap_as(["u.asm"], monkeypatch, capsys)
+    msg = "error: invalid UTF-8 byte 0xE9 (source files are read as UTF-8)"
+    assert rc == 1 and err.splitlines() == [f"u.asm:1:21: {msg}", f"u.asm:2:16: {msg}",
+                                            f"u.asm:3:1: {msg}", f"u.asm:4:11: {msg}"]
+    assert not (here / "u.obj").exists()
+
+
+def test_outputs_all_or_none(here, monkeypatch, capsys):
+    (here / "d").mkdir()
+    rc, _, err = rap_as(["p.asm", "-l", "d"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: cannot write d: Is a directory\n"
+    rc, _, err = rap_as(["p.asm", "-o", "nodir/p.obj"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: cannot write nodir/p.obj: No such file or directory\n"
+    rc, _, err = rap_as(["p.asm", "-l", "p.asm"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: p.asm: refusing to overwrite the source file\n"
+    assert sorted(p.name for p in here.iterdir()) == ["d", "p.asm"]
+    assert (here / "p.asm").read_text() == SRC
+
+
+def test_byte_order_mark_is_skipped(here, monkeypatch, capsys):
+    (here / "b.asm").write_bytes(b"\xef\xbb\xbfstart:  NOP\n")
+    assert rap_as(["b.asm", "--hex"], monkeypatch, capsys) == (0, "0C800000\n", "")
+    # so is the Ctrl-Z that ends DOS-era files ("unexpected character '\x1a'")
+    (here / "z.asm").write_bytes(b"start:  NOP\r\n\x1a")
+    assert rap_as(["z.asm", "--hex"], monkeypatch, capsys) == (0, "0C800000\n", "")
+
+
+def test_binary_input_is_one_clear_error(here, monkeypatch, capsys):
+    assert rap_as(["p.asm"], monkeypatch, capsys)[0] == 0
+    rc, _, err = rap_as(["p.obj", "-o", "q.obj"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: cannot read p.obj: not a text file (it holds NUL bytes)\n"
+    (here / "i.asm").write_text('        .include "p.obj"\n')
+    rc, _, err = rap_as(["i.asm"], monkeypatch, capsys)
+    assert rc == 1 and err == ("i.asm:1:18: error: cannot read include file 'p.obj': "
+                               "not a text file (it holds NUL bytes)\n")
+    (here / "w.asm").write_bytes("        NOP\n".encode("utf-16"))
+    rc, _, err = rap_as(["w.asm"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap as: error: cannot read w.asm: a UTF-16 text file; save it as UTF-8\n"

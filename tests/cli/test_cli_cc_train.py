@@ -111,6 +111,9 @@ def test_bad_options(tmp_path, monkeypatch, capsys):
     assert rc == 1 and "NAME=VALUE" in err
     rc, out, err = rap(["cc", XOR_NET, "-o", tmp_path / "o", "-P", "nothere=3"], monkeypatch, capsys)
     assert rc == 1 and "nothere" in err
+    rc, out, err = rap(["cc", XOR_NET, "-o", tmp_path / "o", "-P", "hidden=3", "-P", "hidden=5"],
+                       monkeypatch, capsys)
+    assert rc == 1 and err.strip() == "rap cc: error: -P hidden is given twice ('3' and '5')"
     rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--epochs", "-1"], monkeypatch, capsys)
     assert rc == 1 and "--epochs" in err
 
@@ -119,3 +122,65 @@ def test_machine_stop_exit_status(monkeypatch, capsys):
     rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--nodes", "2", "--max-cycles",
                         "3000"], monkeypatch, capsys)
     assert rc == 3 and "cycle limit" in err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--test-fraction", "0.5", "--split-seed", "-1"], "--split-seed must be 0 or more, not -1"),
+    (["--split-seed", "3"], "--split-seed shuffles the patterns for --test-fraction; "
+                            "give --test-fraction too"),
+    (["--json", "{tmp}/no/such/folder/r.json"], "cannot write {tmp}/no/such/folder/r.json: "
+                                                "no folder {tmp}/no/such/folder"),
+    (["--json", "{tmp}"], "cannot write {tmp}: Is a directory"),
+])
+def test_option_errors_come_first(extra, message, tmp_path, monkeypatch, capsys):
+    """Option errors are reported before the run (an unwritable --json after
+    a whole training run was a wasted run)."""
+    extra = [a.format(tmp=tmp_path) for a in extra]
+    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--quiet"] + extra,
+                       monkeypatch, capsys)
+    assert rc == 1 and out == ""
+    assert err.strip() == "rap train: error: " + message.format(tmp=tmp_path)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5", "0"])
+def test_max_cycles_must_be_a_positive_count(value, monkeypatch, capsys):
+    with pytest.raises(SystemExit) as e:          # argparse: a usage error
+        rap(["train", XOR_NET, "--data", XOR_PAT, "--max-cycles", value], monkeypatch, capsys)
+    assert e.value.code == 2 and "argument --max-cycles" in capsys.readouterr().err
+
+
+def test_a_database_with_a_test_set_is_not_split_again(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "d.npz"
+    np.savez(db, x=np.zeros((4, 2)), y=np.zeros(4), x_test=np.ones((2, 2)), y_test=np.ones(2))
+    for extra, message in ((["--test-fraction", "0.5"], f"{db} holds a test set already; "
+                                                        f"--test-fraction would replace it"),
+                           (["--test", XOR_PAT], f"{db} holds a test set already; "
+                                                 f"--test would replace it")):
+        rc, out, err = rap(["train", XOR_NET, "--data", db] + extra, monkeypatch, capsys)
+        assert rc == 1 and err.strip() == "rap train: error: " + message
+    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--test", db], monkeypatch, capsys)
+    assert rc == 1 and err.strip() == (f"rap train: error: {db} holds a training and a test "
+                                       f"set; --test takes a file of test patterns only")
+
+
+def test_cc_writes_the_image_and_assembly_or_neither(tmp_path, monkeypatch, capsys):
+    img, asm = tmp_path / "x.out", tmp_path / "x.asm"
+    for o, s, bad in ((img, tmp_path / "no" / "x.asm", tmp_path / "no" / "x.asm"),
+                      (tmp_path / "no" / "x.out", asm, tmp_path / "no" / "x.out")):
+        rc, out, err = rap(["cc", XOR_NET, "-o", o, "-S", s], monkeypatch, capsys)
+        assert rc == 1 and err.strip() == f"rap cc: error: cannot write {bad}: " \
+                                          f"no folder {tmp_path / 'no'}"
+        assert not img.exists() and not asm.exists()
+
+
+@pytest.mark.parametrize("script, args, rc", [
+    ("make_speech.py", ["{tmp}/s.npz", "abc"], 2),
+    ("make_speech.py", ["{tmp}/no/s.npz", "2"], 1),
+    ("make_digits.py", ["{tmp}/no/d.npz"], 1),
+])
+def test_example_generators_report_bad_arguments(script, args, rc, tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, script)]
+                       + [a.format(tmp=tmp_path) for a in args], capture_output=True, text=True)
+    assert r.returncode == rc and "Traceback" not in r.stderr and script in r.stderr

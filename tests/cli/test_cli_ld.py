@@ -84,3 +84,52 @@ def test_image_input_rejected(files, monkeypatch, capsys):
     assert run(["main.obj", "f.obj", "-o", "p.out"], monkeypatch, capsys)[0] == 0
     rc, err = run(["p.out", "-o", "q.out"], monkeypatch, capsys)
     assert rc == 1 and "p.out: is an executable image" in err
+
+
+def test_unwritable_map_leaves_no_image(files, monkeypatch, capsys):
+    Path("d").mkdir()
+    rc, err = run(["main.obj", "f.obj", "-o", "p.out", "-m", "d"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap ld: error: cannot write d: Is a directory\n"
+    rc, err = run(["main.obj", "f.obj", "-o", "nodir/p.out"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap ld: error: cannot write nodir/p.out: No such file or directory\n"
+    rc, err = run(["main.obj", "f.obj", "-o", "p.out", "-m", "p.out"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap ld: error: cannot write p.out: named for two outputs\n"
+    assert sorted(p.name for p in Path().iterdir()) == ["d", "f.obj", "libf.a", "main.obj"]
+
+
+def test_description_with_byte_order_mark_and_bad_number_option(files, monkeypatch, capsys):
+    Path("t.cmd").write_bytes(b"\xef\xbb\xbfSECTIONS { .text > RAM0 }\n")
+    assert run(["main.obj", "f.obj", "-o", "p.out", "-T", "t.cmd"], monkeypatch, capsys) == (0, "")
+    assert read_image("p.out").entry == 0x809800
+    with pytest.raises(SystemExit) as e:                 # argparse's usage error
+        run(["main.obj", "-o", "p.out", "--sram-words", "1k"], monkeypatch, capsys)
+    assert e.value.code == 2
+    assert "argument --sram-words: invalid number value: '1k'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("entry,message", [
+    ("-5", "entry point -5 is outside the 24-bit address space"),       # was a traceback
+    ("0x1000000", "entry point 0x1000000 is outside the 24-bit address space"),  # was accepted
+    ("X", "entry symbol X (-0x5) is outside the 24-bit address space")])
+def test_entry_outside_the_address_space(files, monkeypatch, capsys, entry, message):
+    Path("x.obj").write_bytes(object_bytes(assemble("        .global X\nX       .set -5\n")))
+    rc, err = run(["main.obj", "f.obj", "x.obj", "-o", "p.out", "-e", entry], monkeypatch, capsys)
+    assert rc == 1 and err == f"rap ld: error: {message}\n"
+    assert not Path("p.out").exists()
+
+
+def test_output_never_overwrites_an_input(files, monkeypatch, capsys):
+    before = Path("f.obj").read_bytes()
+    rc, err = run(["main.obj", "f.obj", "-o", "./f.obj"], monkeypatch, capsys)
+    assert rc == 1 and err == "rap ld: error: ./f.obj: refusing to overwrite the input file f.obj\n"
+    rc, err = run(["main.obj", "f.obj", "-o", "p.out", "-m", "f.obj"], monkeypatch, capsys)
+    assert rc == 1 and Path("f.obj").read_bytes() == before and not Path("p.out").exists()
+
+
+def test_entry_naming_a_local_of_two_objects(files, monkeypatch, capsys):
+    # was "entry symbol loop is not defined"
+    for n in "ab":
+        Path(f"{n}.obj").write_bytes(object_bytes(assemble("loop:   NOP\n", f"{n}.asm")))
+    rc, err = run(["a.obj", "b.obj", "-o", "p.out", "-e", "loop"], monkeypatch, capsys)
+    assert rc == 1 and err == ("rap ld: error: entry symbol loop is ambiguous: a local symbol "
+                               "of a.obj, b.obj (make one of them .global)\n")

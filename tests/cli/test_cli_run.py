@@ -123,7 +123,7 @@ def test_max_cycles(cwd, monkeypatch, capsys):
     assert 5000 <= stats["nodes"][0]["cycles"] < 5000 + 4      # stops at the first boundary
 
 
-@pytest.mark.parametrize("value", ["0", "-5", "many", "1.5"])
+@pytest.mark.parametrize("value", ["0", "-5", "many", "1.5", "1e30"])
 def test_bad_max_cycles(cwd, monkeypatch, capsys, value):
     img = image("p.out", RUNAWAY)
     with pytest.raises(SystemExit) as e:
@@ -352,7 +352,12 @@ def test_object_instead_of_image(cwd, monkeypatch, capsys):
     (["--boards", "17"], "1 to 16 boards"),
     (["--dram-wait", "300"], "dram_wait"),
     (["--hostcall-cycles", "-1"], "host-call cost"),
+    (["--hostcall-cycles", str(1 << 62)], "host-call cost"),      # cycle counts would overflow
+    (["--boards", "2", "--board-hop-cycles", str(1 << 62)], "ring hop"),
     (["--clock-mhz", "0"], "clock"),
+    (["--clock-mhz", "nan"], "clock"),
+    (["--clock-mhz", "inf"], "clock"),
+    (["--dram-words", "-1"], "outside 0..4194304"),
 ])
 def test_bad_machine_options(cwd, monkeypatch, capsys, opts, text):
     img = image("p.out", HELLO)
@@ -374,3 +379,115 @@ def test_image_not_fitting_the_memory(cwd, monkeypatch, capsys):
     img = image("p.out", program([], 0, "        .sect \".dram\"\nv: .word 1\n"))
     rc, _, err = rap([img, "--dram-words", "0"], monkeypatch, capsys)
     assert rc == 1 and err.startswith("rap run: error: p.out: segment .dram")
+
+
+@pytest.mark.parametrize("entry", [-5, 1 << 24, 1 << 40])
+def test_entry_point_outside_the_address_space(cwd, monkeypatch, capsys, entry):
+    img = build_text(HELLO)
+    img.entry = entry
+    write_image(img, "p.out")
+    rc, out, err = rap(["p.out"], monkeypatch, capsys)
+    assert rc == 1 and out == ""
+    assert err == f"rap run: error: p.out: entry point {entry} is not a 24-bit address\n"
+
+
+# ---------------------------------------------------------------------------
+# result files: checked before the run; links, devices and pipes
+
+
+FOREVER = ["--max-cycles", "1e15"]          # RUNAWAY would run for days
+
+
+@pytest.mark.parametrize("opts, text", [
+    (["--stats-json", "no/such/folder/s.json"], "cannot write no/such/folder/s.json: no folder"),
+    (["--dump-regs", "."], "cannot write .: Is a directory"),
+    (["--dump", "0x40:2:no/where.hex"], "cannot write no/where.hex"),
+    (["--dump", "0x3FFFF:2"], "--dump 0x03FFFF:2: the range is not plain memory"),
+    (["--dump", "0x809BFF:2", "--dump", "0x808000:1"], "--dump 0x808000:1"),
+])
+def test_bad_result_files_fail_before_the_run(cwd, monkeypatch, capsys, opts, text):
+    img = image("p.out", RUNAWAY)
+    rc, out, err = rap([img, *FOREVER, *opts], monkeypatch, capsys)
+    assert rc == 1 and out == ""
+    assert err.startswith("rap run: error: ") and text in err
+    assert "cycle limit" not in err
+
+
+def test_bad_input_creates_no_output_dir(cwd, monkeypatch, capsys):
+    img = image("p.out", HELLO)
+    for args in (["none.out"], [img, "--root", "nowhere"], [img, "--dump", "0x808000:1"]):
+        rc, _, _ = rap([*args, "--output-dir", "o"], monkeypatch, capsys)
+        assert rc == 1 and not os.path.exists("o")
+
+
+def test_a_result_file_behind_a_link_keeps_the_link(cwd, monkeypatch, capsys):
+    os.symlink("target.json", "link.json")
+    img = image("p.out", HELLO)
+    rc, _, _ = rap([img, "--stats-json", "link.json"], monkeypatch, capsys)
+    assert rc == 0 and os.path.islink("link.json")
+    assert json.loads(Path("target.json").read_text())["event"] == "done"
+
+
+def test_a_result_file_may_be_a_pipe(cwd, monkeypatch, capsys):
+    # a FIFO (or /dev/stdout) is written to, not replaced by a regular file
+    import stat
+    import threading
+    os.mkfifo("fifo")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(Path("fifo").read_bytes()), daemon=True)
+    reader.start()
+    rc, _, _ = rap([image("p.out", HELLO), "--dump-regs", "fifo"], monkeypatch, capsys)
+    reader.join(timeout=30)
+    assert rc == 0 and stat.S_ISFIFO(os.stat("fifo").st_mode)
+    assert json.loads(got[0])["PC"] > 0
+
+
+# ---------------------------------------------------------------------------
+# arguments that are not UTF-8, Ctrl-C
+
+
+def test_argument_that_is_not_utf8(cwd):
+    # the bytes reach the program as they are (it used to be an internal error)
+    src = program([(ARGV, [1, BUF, 10]), (WRITE, [1, BUF, 3])], 0)
+    img = image("p.out", src)
+    p = subprocess.run([RAP, "run", img, "--", b"a\xff\xfe"], capture_output=True, timeout=60)
+    assert p.returncode == 0 and p.stderr == b""
+    assert p.stdout == b"a\xff\xfe"
+
+
+def test_ctrl_c_stops_a_long_run(cwd):
+    import signal
+    import time
+    img = image("p.out", RUNAWAY)
+    # (the default disposition: a test runner may be ignoring SIGINT, which
+    # a child would inherit)
+    proc = subprocess.Popen([RAP, "run", img, *FOREVER], stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 30        # until Python catches SIGINT, then a bit
+        while time.monotonic() < deadline:
+            with open(f"/proc/{proc.pid}/status") as fh:
+                caught = int(next(ln for ln in fh if ln.startswith("SigCgt:")).split()[1], 16)
+            if caught & (1 << (signal.SIGINT - 1)):
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)
+        t0 = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and time.perf_counter() - t0 < 10
+    assert err.decode() == "rap run: interrupted\n"
+
+
+@pytest.mark.parametrize("closed", [0, 1, 2])
+def test_closed_standard_descriptors(cwd, closed):
+    # started from a daemon or cron with stdin, stdout or stderr closed: no
+    # internal error (a node writing to a closed stdout gets EBADF, as on UNIX)
+    img = image("p.out", HELLO)
+    p = subprocess.run([RAP, "run", img, "--stats"], capture_output=True, timeout=60,
+                       preexec_fn=lambda: os.close(closed))
+    text = (p.stdout + p.stderr).decode()
+    assert p.returncode == 0, text
+    assert "internal error" not in text and "Traceback" not in text

@@ -305,6 +305,18 @@ CATALOGUE = {
     'eval_in_train': (
         B + 'train { epochs q + 1 }\n',
         ["7:16: error: unknown parameter 'q'"]),
+    'number_overflow': (
+        B + 'train { rate 1e400  momentum 0.5 * 1e999 }\n',
+        ['7:14: error: the number 1e400 is out of range',
+         '7:36: error: the number 1e999 is out of range']),
+    'integer_overflow': (
+        'param a = ' + '9' * 400 + '\nparam b = 2 ** 64 ** 2 * 2\nparam c = 2 ** 1023 * 2\n' + B,
+        ['1:11: error: the number 999999999999... is out of range',
+         '2:11: error: the value is out of range',
+         '3:11: error: the value is out of range']),
+    'word_setting_not_a_param': (
+        'param error = 1\nparam h = 2\n' + B + 'train { error mse  shuffle h }\n',
+        ['9:28: error: shuffle must be true or false, not h']),
 }
 
 

@@ -62,6 +62,19 @@ def test_dag_program_links():
     assert syms["nv"] >> 16 == syms["dataend"] >> 16
 
 
+def test_per_node_table_is_off_the_data_page():
+    """The page that @ addresses holds the variables and constants only: the
+    per-node table (NV_WORDS words per node) is reached through a pointer.
+    With it on the page, a network of some 250 layers on 64 nodes failed
+    with 'the program's variables straddle a 64K-word page'."""
+    prog = compile_network(net(DAG), 64)
+    syms = prog.image.symbols
+    nv_words = int(next(line.split()[2] for line in prog.source.splitlines()
+                        if line.startswith("NV_WORDS")))
+    assert nv_words > 1 and syms["dataend"] - syms["nv"] < 64 * nv_words
+    assert syms["nvtab"] >= syms["dataend"]
+
+
 def test_sparse_kernels_called():
     body = pattern_loop(generate(lower(net(SPARSE), 4)))
     # forward: the band (local field) by the strided dense kernel, the lists by the sparse one

@@ -121,6 +121,12 @@ def test_text_format(tmp_path):
     assert db.train.targets.tolist() == [[0], [1], [1], [0]]
 
 
+def test_text_with_byte_order_mark(tmp_path):
+    p = tmp_path / "b.txt"
+    p.write_bytes(b"\xef\xbb\xbf0 1 | 1\r\n1 1 | 0\r\n")
+    assert data.load_patterns(p, net(XOR)).train.inputs.tolist() == [[0, 1], [1, 1]]
+
+
 def test_text_labels(tmp_path):
     p = tmp_path / "c.txt"
     p.write_text("0.1 0.2 0.3 | 2\n1 2 3 | 0\n")
@@ -175,6 +181,42 @@ def test_text_empty(tmp_path):
 
 # -- checks against the network ----------------------------------------------
 
+def test_npz_and_npy_mixed_up_damaged_or_half_a_test_set(tmp_path):
+    n = net(XOR)
+    np.save(tmp_path / "a.npy", np.zeros((4, 3)))
+    (tmp_path / "a.npz").write_bytes((tmp_path / "a.npy").read_bytes())
+    assert err(data.load_patterns, tmp_path / "a.npz", n) == \
+        f"{tmp_path / 'a.npz'}: is a .npy array, not a .npz archive: name it .npy"
+    np.savez(tmp_path / "z.npz", x=np.zeros((4, 2)), y=np.zeros(4))
+    (tmp_path / "z.npy").write_bytes((tmp_path / "z.npz").read_bytes())
+    assert err(data.load_patterns, tmp_path / "z.npy", n) == \
+        f"{tmp_path / 'z.npy'}: is a .npz archive, not a .npy array: name it .npz"
+    np.savez(tmp_path / "o.npz", x=np.array([[1, None]], dtype=object), y=np.zeros(1))
+    assert err(data.load_patterns, tmp_path / "o.npz", n).startswith(
+        f"{tmp_path / 'o.npz'}: array 'x' is not readable (")
+    np.savez(tmp_path / "h.npz", x=np.zeros((4, 2)), y=np.zeros(4), x_test=np.zeros((2, 2)))
+    assert err(data.load_patterns, tmp_path / "h.npz", n) == \
+        f"{tmp_path / 'h.npz'}: has a test array 'x_test' but no 'y_test'"
+
+
+def test_file_kind_by_suffix_in_any_case_and_numpy_files_under_other_names(tmp_path):
+    n = net(XOR)
+    with open(tmp_path / "D.NPZ", "wb") as f:           # np.savez would add .npz
+        np.savez(f, x=np.zeros((4, 2)), y=np.zeros(4))
+    assert len(data.load_patterns(tmp_path / "D.NPZ", n).train) == 4
+    (tmp_path / "d.dat").write_bytes((tmp_path / "D.NPZ").read_bytes())
+    assert err(data.load_patterns, tmp_path / "d.dat", n) == \
+        f"{tmp_path / 'd.dat'}: is a zip file (a .npz archive?): name it .npz"
+    np.save(tmp_path / "a.npy", np.zeros((4, 3)))
+    (tmp_path / "a.txt").write_bytes((tmp_path / "a.npy").read_bytes())
+    assert err(data.load_patterns, tmp_path / "a.txt", n) == \
+        f"{tmp_path / 'a.txt'}: is a .npy array: name it .npy"
+    (tmp_path / "b.pat").write_bytes(b"0 0 | 1\n\xff\n")
+    assert err(data.load_patterns, tmp_path / "b.pat", n) == \
+        f"{tmp_path / 'b.pat'}: not a text pattern file (byte 8 is not UTF-8 text; the numpy " \
+        f"formats need the names .npy and .npz)"
+
+
 def test_missing_file_and_folder(tmp_path):
     assert err(data.load_patterns, tmp_path / "no.npz", net(XOR)) == f"{tmp_path / 'no.npz'}: no such file"
     assert err(data.load_patterns, tmp_path, net(XOR)) == f"{tmp_path}: is a folder, not a pattern file"
@@ -192,11 +234,31 @@ def test_array_errors():
         "or a class label"
     x = np.ones((3, 2))
     x[2, 1] = np.nan
-    assert err(f, x, np.ones((3, 1)), n, "s") == "s: pattern 2: inputs value 1 is nan"
+    assert err(f, x, np.ones((3, 1)), n, "s") == "s: pattern 2: input value 1 is nan"
     assert err(f, np.ones((1, 2)), np.array([[np.inf]]), n, "s") == \
-        "s: pattern 0: targets value 0 is inf"
+        "s: pattern 0: target value 0 is inf"
     assert err(f, np.array([["a", "b"]]), np.ones((1, 1)), n, "s") == \
         "s: patterns must be numbers, not <U1"
+    # beyond C30 single precision the nodes would hold a saturated value
+    assert err(f, np.array([[0, -1e39]]), np.ones((1, 1)), n, "s") == \
+        "s: pattern 0: input value 1 is -1e+39, beyond the RAP's floating-point range " \
+        "(magnitudes up to 3.403e+38)"
+
+
+@pytest.mark.parametrize("src, good, line, message", [
+    (XOR, "0 0 | 0", "0 0 | nan", "target value 0 is nan"),
+    (XOR, "0 0 | 0", "0 1e300 | 1", "input value 1 is 1e+300, beyond the RAP's floating-point "
+                                    "range (magnitudes up to 3.403e+38)"),
+    (CLS, "1 2 3 | 0", "1 2 3 | 4", "class label 4 is not one of 0..3"),
+    (CLS, "1 2 3 | 0 1 0 0", "1 2 3 | 0 2 0 0",
+     "target value 1 is 2; error cross_entropy takes targets from 0 to 1"),
+    (BIN, "1 1 {0} | 1 0", "1 1 0 2 0 0 | 1 0", "binary layer 'b' takes 0 or 1 per unit, unit 1 is 2"),
+])
+def test_text_value_errors_name_the_line(tmp_path, src, good, line, message):
+    """The checks made on the whole array still name the text line."""
+    p = tmp_path / "e.txt"
+    p.write_text(f"# a comment, a blank line, a good pattern\n\n{good}\n{line}\n")
+    assert err(data.load_patterns, p, net(src)) == f"{p}:4: {message}"
 
 
 def test_label_errors():

@@ -63,6 +63,27 @@ def test_large_vectors_and_weights_spill():
     assert all(c.weights.region == "sram" for c in plan64.connects)
 
 
+def test_vectors_beyond_sram_are_an_error():
+    """A layer's whole vectors fill SRAM on any number of nodes: a clear
+    error, not a link failure of the generated program."""
+    src = XOR.replace("param hidden = 3", "param hidden = 110000")
+    with pytest.raises(LoweringError) as e:
+        lower(net(src), 4)
+    assert str(e.value).startswith(
+        "network 'xor' on 4 nodes: the vectors left off chip need 357500 words of SRAM per "
+        "node, more than the 260096 a node has (the largest: h activations (whole "
+        "vector) 110000, h back-propagated error (partial sums, whole vector) 110000, ")
+    lower(net(src), 64)                      # the own slices shrink: it fits
+
+
+def test_program_too_large_for_sram_is_an_error_of_the_network():
+    from rapsim.compiler.build import compile_network
+    with pytest.raises(LoweringError) as e:
+        compile_network(net(XOR), 1, MemoryConfig(sram_words=1000))
+    assert str(e.value).startswith("network 'xor' on 1 node does not fit a node's memory "
+                                   "(1000 words of SRAM): memory region SRAM overflows by ")
+
+
 def test_stage_for_vectors_that_do_not_fit():
     src = """\
     layer x: input NX

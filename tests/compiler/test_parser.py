@@ -209,6 +209,26 @@ def test_params_and_arithmetic():
     assert n.training.momentum == pytest.approx(1 / 3)
 
 
+def test_long_and_deeply_nested_expressions():
+    """Generated descriptions may hold long sums; no recursion limit."""
+    n = net("param a = " + " + ".join(["1"] * 5000) + "\nparam b = " + "-" * 4000 + "3\n"
+            "param c = " + "(" * 3000 + "2" + ")" * 3000 + "\n" + BASE)
+    assert (n.params["a"], n.params["b"], n.params["c"]) == (5000, 3, 2)
+
+
+def test_min_max_of_one_number():
+    n = net("param a = max(2)\nparam b = min(0.5)\n" + BASE + "train { rate max(0.25) }\n")
+    assert (n.params["a"], n.params["b"]) == (2, 0.5)
+    assert n.training.rate.params["rate"] == 0.25
+
+
+def test_words_are_not_parameters():
+    """error and shuffle take words; a parameter of the same name does not
+    replace them (parameters have their own namespace)."""
+    n = net("param mse = 3\nparam true = 0\n" + BASE + "train { error mse  shuffle true }\n")
+    assert n.training.error == "mse" and n.training.shuffle is True
+
+
 def test_params_exponent_is_right_associative_and_binds_tighter_than_minus():
     n = net("param a = 2 ** 3 ** 2\nparam b = -2 ** 2\nparam c = 2 ** -1\n" + BASE)
     assert n.params == {"a": 512, "b": -4, "c": 0.5}
@@ -237,6 +257,8 @@ def test_param_value_parsing():
             parse_param_value("a", bad)
     with pytest.raises(RapError, match=r"parameter 'a': 'abc' is not a number"):
         parse_param_value("a", "abc")
+    with pytest.raises(RapError, match=r"parameter 'a': '1e400' is not a finite number"):
+        parse_param_value("a", "1e400")
 
 
 def test_unknown_override_is_an_error():
@@ -290,6 +312,17 @@ def test_missing_top_file():
     assert str(e.value) == "no/such.net: no such file"
 
 
+def test_top_file_a_folder_or_not_text(tmp_path):
+    with pytest.raises(RapError) as e:
+        parse_file(tmp_path)
+    assert str(e.value) == f"{tmp_path}: is a folder, not a network description"
+    (tmp_path / "b.net").write_bytes(b"layer x: input 2\n\xff\n")
+    with pytest.raises(RapError) as e:
+        parse_file(tmp_path / "b.net")
+    assert str(e.value) == f"{tmp_path / 'b.net'}: not a network description (byte 17 is not " \
+                           f"UTF-8 text)"
+
+
 # -- the examples -----------------------------------------------------------
 
 def test_examples():
@@ -318,6 +351,25 @@ def test_include_errors(tmp_path):
         f"{t}:2:9: error: cannot include 'nope.net': no such file ({tmp_path / 'nope.net'})",
         f"{b}:2:12: error: include loop: {a} -> {b} -> {a}",
     ]
+
+
+def test_utf8_byte_order_mark_and_crlf(tmp_path):
+    """As some editors save text: a BOM, CRLF line ends (in an include too)."""
+    write(tmp_path, "inc.net", "")
+    (tmp_path / "inc.net").write_bytes(b"\xef\xbb\xbfparam hidden = 5\r\n")
+    top = tmp_path / "top.net"
+    top.write_bytes(b"\xef\xbb\xbfinclude \"inc.net\"\r\n"
+                    + BASE.replace("sigmoid 3", "sigmoid hidden").replace("\n", "\r\n").encode())
+    assert parse_file(top).layers["h"].size == 5
+
+
+def test_include_of_a_folder(tmp_path):
+    (tmp_path / "lib").mkdir()
+    top = write(tmp_path, "top.net", 'include "lib"\n' + BASE)
+    with pytest.raises(Diagnostics) as e:
+        parse_file(top)
+    assert e.value.messages == [
+        f"{top}:1:9: error: cannot include 'lib': a folder, not a file ({tmp_path / 'lib'})"]
 
 
 def test_include_self_loop(tmp_path):

@@ -360,6 +360,35 @@ def test_sandbox_create_through_a_link_out_is_refused(sandbox):
     assert not (sandbox.parent / "new").exists()
 
 
+def test_root_directory_as_the_root_allows_every_path(tmp_path):
+    # --root /: every absolute path is inside it (it used to refuse them all)
+    (tmp_path / "f.txt").write_text("x")
+    got = _open_results("/", [str(tmp_path / "f.txt"), str(tmp_path / "sub" / ".." / "f.txt")])
+    assert got == [(3, 0)] * 2
+
+
+def test_paths_and_arguments_are_bytes(tmp_path):
+    # A node's path is its bytes, as the host names files (not UTF-8
+    # decoded); an argument that is not UTF-8 reaches the node byte for byte
+    data = "p: .word 0x66, 0xFF, 0xFE, 0\n"
+    calls = [(OPEN, ["p", O_WRONLY | O_CREAT, 0]), (CLOSE, [3]), (ARGV, [1, BUF, 20])]
+    arg = os.fsdecode(b"a\xff\xfe")             # how sys.argv holds such an argument
+    sim, res, _ = run(program(calls, 0, data), tmp_path, argv=["prog.out", arg])
+    assert [r[:2] for r in replies(sim, 3)] == [(3, 0), (0, 0), (3, 0)]
+    assert os.path.exists(os.path.join(os.fsencode(tmp_path), b"f\xff\xfe"))
+    assert list(sim.read(BUF, 4)) == [0x61, 0xFF, 0xFE, 0]
+
+
+def test_opening_a_fifo_does_not_hang(tmp_path):
+    # nobody at the other end: a read-only open succeeds (reads give end of
+    # file), a write-only one fails with ENXIO; the simulator never waits
+    os.mkfifo(tmp_path / "fifo")
+    calls = [(OPEN, ["p", O_RDONLY, 0]), (READ, [3, BUF, 4]), (CLOSE, [3]),
+             (OPEN, ["p", O_WRONLY, 0])]
+    sim, res, _ = run(program(calls, 0, string("p", "fifo")), tmp_path)
+    assert [r[:2] for r in replies(sim, 4)] == [(3, 0), (0, 0), (0, 0), (-1, errno.ENXIO)]
+
+
 def test_path_too_long(tmp_path):
     long = "a/" * 600          # 1200 characters
     sim, _, _ = run(program([(OPEN, ["p", O_RDONLY, 0])], 0, string("p", long)), tmp_path)

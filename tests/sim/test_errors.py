@@ -111,6 +111,24 @@ start:  LDI  0x30, SP
     assert "PUSH R0 (address 0x300001, which is unmapped)" in msg
 
 
+@pytest.mark.parametrize("sp, op", [(0x7FFFFF, "PUSH R0"), (0x800004, "CALL start"),
+                                     (0x800001, "PUSH R0")])
+def test_stack_overflow_into_the_ring_registers(tmp_path, sp, op):
+    # a stack growing out of DRAM: the stack cannot use the ring registers
+    # (the report used to say that no register exists at RING_DATA)
+    src = f"""
+start:  LDI  0x{sp >> 16:X}, SP
+        LSH  16, SP
+        OR   0x{sp & 0xFFFF:X}, SP
+        NOP
+        {op}                    ; over
+"""
+    _, res = run_file(tmp_path, src)
+    (msg,) = res.messages
+    assert msg.startswith("node 0: data write to an unmapped or read-only address at PC 0x000044")
+    assert msg.endswith(f"(address 0x{sp + 1:06X}, a ring register: the stack cannot be there)")
+
+
 @pytest.mark.parametrize("offset, name", [(1, "RING_STAT"), (3, "NODE_ID"), (4, "NODE_COUNT")])
 def test_write_to_a_read_only_ring_register(tmp_path, offset, name):
     src = f"""
