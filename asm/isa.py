@@ -502,10 +502,12 @@ def _build_forms() -> list[Form]:
     F += _general("LDFI", 0x0F, None, fdst=True, modes=(G_DIR, G_IND), timing=Timing.INTERLOCK,
                   float_result=True)
     F += _general("LDI", 0x10, S)
-    # LDP addr: loads DP with bits 23-16 of addr, encoded as "LDI imm, DP"
-    # (0x087000pp).  Choice: the guide's LDP page could not be checked here;
+    # LDP addr: loads DP with bits 23-16 of the address addr (guide 6.3 and
+    # the LDP page of chapter 13), encoded as "LDI imm, DP" (0x087000pp).
     # binutils emits the C4x "LDIU imm, DP" word (0x507000pp) instead, which a
-    # C30 executes identically (LDIcond with condition U).  docs/assembler.md.
+    # C30 executes identically (LDIcond with condition U).  A constant 1..255
+    # (a page number, not an address) is an error: encoder.py,
+    # docs/assembler.md "LDP".
     F.append(Form("LDP", 0x10 << 23 | G_IMM << _G_SHIFT | REG_DP << 16, 0xFFFF0000,
                   (_op(Kind.DPIMM, "src"),), "LDI"))
     F += _general("LDII", 0x11, None, modes=(G_DIR, G_IND), timing=Timing.INTERLOCK)

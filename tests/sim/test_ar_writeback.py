@@ -230,3 +230,35 @@ def test_multiply_add_float(layout, updating_first, addsub):
     sim = run(prog(text1, text2), regs=REGS | {"R4": fx(1.0), "R5": fx(1.0)},
               mem={B: [0x01000000, 0x01000000]})
     assert sim.reg("AR2") == B + 1
+
+
+# -- outcomes the guide leaves undefined (docs/machine-model.md 3.3) -----------
+
+def test_parallel_stores_both_updating_keep_the_bits_15_8_update():
+    # first part's destination is bits 7-0 (-> B + 3), the second's bits 15-8 (-> B - 1)
+    sim = run(prog("STI R0, *AR2++(IR1)", "STI R1, *--AR2(1)"),
+              regs=REGS | {"R0": 0xAAAA, "R1": 0xBBBB}, mem=MEM)
+    assert sim.reg("AR2") == B - 1
+    assert list(sim.read(B - 1, 2)) == [0xBBBB, 0xAAAA]
+
+
+def test_operation_store_both_updating_keep_the_store_update():
+    sim = run(prog("LDI *AR2++(IR1), R0", "STI R1, *--AR2(1)"),
+              regs=REGS | {"R1": 0xBBBB}, mem=MEM)
+    assert (sim.reg("AR2"), sim.reg("R0")) == (B - 1, word(B))
+    assert sim.read(B - 1, 1)[0] == 0xBBBB
+
+
+CIRC = 0x2000                         # aligned to 8: a buffer of BK = 5 uses the low 3 bits
+
+
+@pytest.mark.parametrize("start, text, addr, after", [
+    (CIRC + 6, "*AR2++(1)%", CIRC + 6, CIRC + 2),     # index 6 >= BK: 7 - 5 = 2
+    (CIRC + 4, "*AR2++(7)%", CIRC + 4, CIRC + 6),     # 4 + 7 - 5 = 6: wrapped once only
+    (CIRC + 7, "*AR2--(1)%", CIRC + 7, CIRC + 1),     # 7 - 1 = 6 >= BK: 6 - 5 = 1
+    (CIRC + 1, "*AR2--(3)%", CIRC + 1, CIRC + 3),     # in range: 1 - 3 + 5 = 3
+])
+def test_circular_entered_outside_the_buffer(start, text, addr, after):
+    sim = run(prog(f"LDI {text}, R0"), regs={"AR2": start, "BK": 5},
+              mem={CIRC: list(range(200, 208))})
+    assert sim.reg("AR2") == after and sim.reg("R0") == 200 + addr - CIRC
