@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from rapsim.asm.assembler import assemble_text
 from rapsim.asm.decoder import decode, format_instruction
@@ -215,3 +216,25 @@ def test_ldp_label_is_relocated():
 def test_ldp_runs():
     sim = run("        LDP 0x809C00\n        SWI\n")
     assert sim.reg("DP") == 0x80
+
+
+# -- property: any shorthand is the full form with the destination repeated ---
+
+_REGS = [f"R{i}" for i in range(8)] + [f"AR{i}" for i in range(8)] + ["DP", "IR0", "IR1",
+                                                                      "BK", "SP", "RC"]
+_IND8 = st.builds(lambda pre, ar, idx: f"*{pre[0]}AR{ar}{pre[1]}{idx}",
+                  st.sampled_from([("+", ""), ("-", ""), ("++", ""), ("--", ""),
+                                   ("", "++"), ("", "--")]),
+                  st.integers(0, 7), st.sampled_from(["", "(1)", "(IR0)", "(IR1)"]))
+
+
+@given(name=st.sampled_from(INT3 + FLOAT3), first=st.one_of(st.sampled_from(_REGS), _IND8),
+       second=st.sampled_from(_REGS), f_alias=st.booleans())
+def test_property_shorthand_equals_full_form(name, first, second, f_alias):
+    if name in FLOAT3:
+        second = f"R{int(second[-1]) % 8}" if second[-1].isdigit() else "R5"
+        if f_alias:
+            second = "F" + second[1:]
+        if not first.startswith("*"):
+            first = f"R{int(first[-1]) % 8}" if first[-1].isdigit() else "R1"
+    assert words(f"{name} {first}, {second}") == words(f"{name} {first}, {second}, {second}")
