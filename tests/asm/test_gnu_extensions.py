@@ -238,3 +238,14 @@ def test_property_shorthand_equals_full_form(name, first, second, f_alias):
         if not first.startswith("*"):
             first = f"R{int(first[-1]) % 8}" if first[-1].isdigit() else "R1"
     assert words(f"{name} {first}, {second}") == words(f"{name} {first}, {second}, {second}")
+
+
+def test_ldp_page_number_from_another_file_is_a_link_error():
+    from rapsim.asm.linker import LinkError
+    from rapsim.toolchain import build_text
+    main = "        .global PG, start\nstart:  LDP PG\n        SWI\n"
+    with pytest.raises(LinkError) as e:
+        build_text(main, "        .global PG\nPG      .set 0x80\n")
+    assert "<source0>.asm:2" in str(e.value) and "not a page number" in str(e.value)
+    img = build_text(main, "        .global PG\nPG      .set 0x800000\n")
+    assert img is not None
