@@ -249,3 +249,12 @@ def test_ldp_page_number_from_another_file_is_a_link_error():
     assert "<source0>.asm:2" in str(e.value) and "not a page number" in str(e.value)
     img = build_text(main, "        .global PG\nPG      .set 0x800000\n")
     assert img is not None
+
+
+# -- two updates of one ARn in a parallel pair: a warning, as for 3-operand ---
+
+def test_parallel_pair_updating_one_ar_twice_warns_at_the_second_line():
+    res = assemble_text("        STI R0, *AR2++\n||      STI R1, *AR2--\n"
+                        "        LDI *AR3++, R0 || STI R1, *+AR3\n", "w.asm")
+    assert res.warnings == ["w.asm:2:17: warning: two operands update AR2; the processor "
+                            "keeps only one of the updates"]
