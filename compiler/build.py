@@ -56,9 +56,15 @@ def check_layout(plan: Plan, image: Image) -> None:
                             f"{room} words of SRAM for the stack (need {STACK_RESERVE})")
 
 
-def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None) -> Program:
-    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes."""
-    plan = lower(network, nodes, memory)
+def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None,
+                    mapping=None) -> Program:
+    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes,
+    with ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`; default:
+    the description's, else rows)."""
+    if mapping is None:
+        from rapsim.compiler.mapping import resolve
+        mapping = resolve(network, nodes)
+    plan = lower(network, nodes, memory, mapping)
     source = generate(plan)
     image = assemble(plan, source)
     check_layout(plan, image)

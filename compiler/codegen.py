@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
+from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
 from rapsim.errors import RapError
 
 #: Host-call service of the training host (docs/syscalls.md); also in rap.inc
@@ -136,6 +136,9 @@ class _Gen:
         self.p = plan
         self.e = _Emitter(plan.nodes)
         self.n = plan.nodes
+        #: the data mapping: whole layers on every node, updates into the
+        #: batch's weight changes (plan.grad), all-reduced every batch
+        self.data = plan.grad is not None
 
     # -- per-node values of a layer -------------------------------------------------
     def rows(self, lp: LayerPlan) -> Var | Imm:
@@ -204,8 +207,12 @@ class _Gen:
         if self.n > 1:
             self.e.ins("CALL", "_ring_barrier", comment="all nodes done")
 
+    def split(self, lp: LayerPlan) -> bool:
+        """The layer's units are divided over several nodes."""
+        return self.n > 1 and not lp.split.whole
+
     def gather(self, lp: LayerPlan, buf) -> None:
-        if self.n > 1:
+        if self.split(lp):
             self.e.call("_ring_allgather", [Addr(buf.name), self.off_table(lp)],
                         comment=f"all-gather {buf.name}")
 
@@ -271,7 +278,7 @@ class _Gen:
                 e.call("_vcopy", [act, net, rows])
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
-                e.call("_vsoftmax_ring" if self.n > 1 else "_vsoftmax", [act, net, rows])
+                e.call("_vsoftmax_ring" if self.split(lp) else "_vsoftmax", [act, net, rows])
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
             if lp.gathered:
@@ -320,7 +327,7 @@ class _Gen:
                     e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
                     e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
             else:
-                if lp.reduced and self.n > 1:
+                if lp.reduced and self.split(lp):
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
                 err = self.err_own(lp)
@@ -330,10 +337,12 @@ class _Gen:
                 else:
                     e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
             if lp.bias:
-                self.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
+                self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),
+                                   delta, rows, "bias")
             for cp in (c for c in p.connects if c.connect.dst == name):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
+                U, M = self.target(W, cp.momentum, f"w{cp.index}")
                 if cp.kind == "full":
                     if src.err is not None:
                         y = self.hot(src.err, cp)
@@ -341,28 +350,38 @@ class _Gen:
                                comment=f"{cp.connect.name}: e += W^T d")
                         self.unstage(src.err, y)
                     x = Addr(self.hot(src.act, cp))
-                    if cp.momentum is not None:
-                        e.call("_mxoutm", [W, delta, x, rows, Imm(src.layer.size),
-                                           Addr(cp.momentum.name)],
+                    if M is not None:
+                        e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
+                                           Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
                     else:
-                        e.call("_mxout", [W, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
-                               comment="W += eta d x^T")
+                        e.call("_mxout", [U, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
+                               comment="G += eta d x^T" if self.data else "W += eta d x^T")
                 elif cp.kind == "sparse":
-                    self.sparse_backward(cp, src, delta, rows)
+                    self.sparse_backward(cp, src, delta, rows, U, M)
                 else:
                     if src.err is not None:
                         e.call("_vmul", [tmp, W, delta, rows], comment=f"{cp.connect.name}: w d")
                         serr = self.err_own(src)
                         e.call("_vadd", [serr, serr, tmp, rows])
                     e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
-                    self.update_vector(W, cp.momentum, tmp, rows, "bus weights")
+                    self.update_vector(U, M, tmp, rows, "bus weights")
 
-    def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows) -> None:
-        """A sparse connect: its partial error sums, then its update."""
+    def target(self, w: Addr, m, key: str):
+        """Where a pattern's weight change goes: the weights ``w`` themselves
+        (with their momentum ``m``), or, in the data mapping, the batch's
+        weight changes (no momentum: it is applied once per batch)."""
+        if self.data:
+            return Addr(self.p.grad.name, self.p.grad_offset[key]), None
+        return w, m
+
+    def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows, U: Addr,
+                        M) -> None:
+        """A sparse connect: its partial error sums, then its update (into
+        ``U`` with momentum ``M``: :meth:`target`)."""
         e, sp, name = self.e, cp.sparse, cp.connect.name
         W = Addr(cp.weights.name)
-        M = Addr(cp.momentum.name) if cp.momentum is not None else None
+        M = Addr(M.name) if M is not None else None
         if cp.band:
             if src.err is not None:
                 y = self.hot(src.err, cp)
@@ -371,10 +390,10 @@ class _Gen:
                 self.unstage(src.err, y)
             x = self.band_src(cp, self.hot(src.act, cp))
             if M is not None:
-                e.call("_mxoutms", [W, delta, x, rows, Imm(sp.width), M, Imm(sp.stride)],
+                e.call("_mxoutms", [U, delta, x, rows, Imm(sp.width), M, Imm(sp.stride)],
                        [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
             else:
-                e.call("_mxouts", [W, delta, x, rows, Imm(sp.width), Imm(sp.stride)],
+                e.call("_mxouts", [U, delta, x, rows, Imm(sp.width), Imm(sp.stride)],
                        [Var("hv_eta")], comment="W += eta d x^T")
             return
         tables = [rows, Addr(sp.cnt.name), Addr(sp.idx.name)]
@@ -384,10 +403,10 @@ class _Gen:
             self.unstage(src.err, y)
         x = Addr(self.hot(src.act, cp))
         if M is not None:
-            e.call("_spoutm", [W, delta, x] + tables + [M], [Var("hv_eta"), Var("falpha")],
+            e.call("_spoutm", [U, delta, x] + tables + [M], [Var("hv_eta"), Var("falpha")],
                    comment="W += M = aM + eta d x^T")
         else:
-            e.call("_spout", [W, delta, x] + tables, [Var("hv_eta")], comment="W += eta d x^T")
+            e.call("_spout", [U, delta, x] + tables, [Var("hv_eta")], comment="W += eta d x^T")
 
     def update_vector(self, w: Addr, m, g: Addr, rows, what: str) -> None:
         """w += eta g, or with momentum m = alpha m + eta g, w += m."""
@@ -407,6 +426,63 @@ class _Gen:
         e.ins("LDI", str(op), "AR2")
         e.ins("LDI", arg or "0", "AR3")
         e.ins("CALL", "_hostcall", comment="TRAIN host call")
+
+    def batch_loop(self) -> None:
+        """The data mapping's training (compiler/mapping.py): R4 batches; in
+        each, this node's B patterns (host order entries, -1: none, the
+        short last batch), their weight changes summed into plan.grad, then
+        :meth:`apply_batch`.  R6 counts the batch's patterns (kernels keep
+        R4-R7 and AR7: docs/firmware.md, calling convention)."""
+        e = self.e
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern order")
+        e.label("batch")
+        e.ins("LDI", "@" + e.const(str(self.p.mapping.batch)), "R6",
+              comment=f"R6: patterns of the batch ({self.p.mapping.batch} per node)")
+        e.label("pattern")
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("BN", "nopattern", comment="-1: no pattern for this node in this batch")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        self.forward()
+        self.backward()
+        e.label("nopattern")
+        e.ins("SUBI", "1", "R6")
+        e.ins("BNZ", "pattern")
+        self.apply_batch()
+        e.ins("SUBI", "1", "R4")
+        e.ins("BNZ", "batch")
+
+    def apply_batch(self) -> None:
+        """Sum the batch's weight changes over the ring (one all-reduce of
+        plan.grad), apply them to every node's copy of the weights -- W += G,
+        or with momentum M = alpha M + G, W += M -- and clear them."""
+        e, p = self.e, self.p
+        g = p.grad
+        if self.n > 1:
+            table = "off_grad"
+            e.data.append(f"{table}:")
+            e.data.append("        .word   " + ", ".join(map(str, Split.even(g.words, self.n).off)))
+            e.call("_ring_allreduce", [Addr(g.name), Addr(table)],
+                   comment="sum the weight changes of every node")
+        parts = [(Addr(cp.weights.name), cp.momentum, f"w{cp.index}", cp.weights.words)
+                 for cp in p.connects]
+        parts += [(Addr(lp.bias.name), lp.bias_m, f"b{name}", lp.bias.words)
+                  for name, lp in p.layers.items() if lp.bias is not None]
+        for w, m, key, words in parts:
+            G = Addr(g.name, p.grad_offset[key])
+            if m is None:
+                e.call("_vadd", [w, w, G, Imm(words)], comment=f"{w.sym} += G")
+            else:
+                M = Addr(m.name)
+                e.call("_vscale", [M, M, Imm(words)], [Var("falpha")],
+                       comment=f"{m.name} = alpha M")
+                e.call("_vadd", [M, M, G, Imm(words)], comment="M += G")
+                e.call("_vadd", [w, w, M, Imm(words)], comment=f"{w.sym} += M")
+        self.clear_grad()
+
+    def clear_grad(self) -> None:
+        self.e.call("_vfill", [Addr(self.p.grad.name), Imm(self.p.grad.words)], [Var("fzero")],
+                    comment="clear the batch's weight changes")
 
     def pattern_loop(self, label: str, train: bool) -> None:
         """R4 patterns in the order the host wrote at hv_order: train them
@@ -444,18 +520,28 @@ class _Gen:
         e.ins("LDI", "@k_nv", "AR2")
         e.ins("LDI", "NV_WORDS", "AR4")
         e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+        if self.data:
+            self.clear_grad()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
-        e.ins("LDI", "R0", "R4", comment="R4: patterns left")
+        e.ins("LDI", "R0", "R4", comment="R4: batches left" if self.data else "R4: patterns left")
         e.ins("BLT", "no_host")
         e.ins("BZ", "done")
-        self.pattern_loop("pattern", train=True)
+        if self.data:
+            self.batch_loop()
+        else:
+            self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
         e.ins("LDI", "R0", "R4")
-        e.ins("BLE", "next")
-        self.pattern_loop("tpattern", train=False)
+        if self.data:           # a node's share may be empty; it still joins the barrier
+            e.ins("BLE", "evaluated")
+            self.pattern_loop("tpattern", train=False)
+            e.label("evaluated")
+        else:
+            e.ins("BLE", "next")
+            self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
         e.ins("ADDI", "1", "R5")

@@ -34,8 +34,8 @@ import numpy as np
 
 from rapsim.compiler.build import Program
 from rapsim.compiler.codegen import SYS_TRAIN, TRAIN_EPOCH, TRAIN_TEST
-from rapsim.compiler.lower import STACK_RESERVE, LoweringError
-from rapsim.compiler.reference import Weights
+from rapsim.compiler.lower import STACK_RESERVE, LoweringError, Split
+from rapsim.compiler.reference import Weights, batches
 from rapsim.memmap import DRAM_BASE
 
 
@@ -123,8 +123,10 @@ class TrainingHost:
     def _layout(self) -> None:
         plan, sym = self.plan, self.program.image.symbols
         records = len(self.train) + (len(self.test) if self.test else 0)
+        # the data mapping's order: a node's batches, -1 filling the last one
+        batch = plan.mapping.batch if self.by_patterns else 0
         sizes = {"in": records * plan.input_words, "tgt": records * plan.target_words,
-                 "order": records}
+                 "order": records + batch}
         for name in plan.outputs:
             sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
         total = sum(sizes.values())
@@ -157,11 +159,16 @@ class TrainingHost:
                                     self.plan.target_words, self.addr["order"]])
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
+    @property
+    def by_patterns(self) -> bool:
+        """The data mapping: whole weights on every node, patterns shared out."""
+        return self.plan.grad is not None
+
     def _own(self, cp, k: int) -> slice:
         """Node k's part of a connect's weights in the reference's layout
         (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
         if cp.sparse is not None:
-            return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
+            return cp.sparse.own(k)
         sp = self.plan.layers[cp.connect.dst].split
         return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
 
@@ -195,13 +202,15 @@ class TrainingHost:
             sim.write_floats(sym[buf.name], np.zeros(buf.words))
 
     def read_weights(self, sim) -> Weights:
-        """The weights and biases now in the nodes, assembled whole."""
+        """The weights and biases now in the nodes, assembled whole (the
+        data mapping: node 0's copy; every node holds the same)."""
         plan, sym = self.plan, self.program.image.symbols
         out = Weights()
+        nodes = 1 if self.by_patterns else plan.nodes
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
-            own = [self._own(cp, k) for k in range(plan.nodes)]
+            own = [self._own(cp, k) for k in range(nodes)]
             w = np.concatenate([sim.read_floats(sym[cp.weights.name], (o.stop - o.start) * cols,
                                                 node=k) for k, o in enumerate(own)])
             out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
@@ -210,7 +219,7 @@ class TrainingHost:
             if lp.bias is not None:
                 out.biases[name] = np.concatenate([
                     sim.read_floats(sym[lp.bias.name], lp.split.rows(k), node=k)
-                    for k in range(plan.nodes)])
+                    for k in range(nodes)])
         return out
 
     @property
@@ -222,6 +231,14 @@ class TrainingHost:
         side: (training patterns + test patterns, output units)."""
         out = []
         patterns = self.eval_patterns
+        if self.by_patterns:                # node k logged the whole outputs of its share
+            share = Split.even(patterns, self.plan.nodes)
+            for name in self.plan.outputs:
+                size = self.plan.layers[name].layer.size
+                out.append(np.concatenate([
+                    sim.read_floats(self.addr["log_" + name], share.rows(k) * size, node=k)
+                    .reshape(share.rows(k), size) for k in range(self.plan.nodes)]))
+            return np.concatenate(out, axis=1)
         for name in self.plan.outputs:
             sp = self.plan.layers[name].split
             parts = [sim.read_floats(self.addr["log_" + name], patterns * sp.rows(k), node=k)
@@ -240,17 +257,37 @@ class TrainingHost:
             if d is None:
                 d = self._decide(sim, epoch)
                 self.decisions[epoch] = d
+            if d.patterns and self.by_patterns:
+                sim.write_floats(sym["hv_eta"], [d.rate], node=node)
+                batches, order = self._batches(self._order_words(epoch), node)
+                sim.write(self.addr["order"], order, node=node)
+                return batches
             if d.patterns:
                 sim.write_floats(sym["hv_eta"], [d.rate], node=node)
                 sim.write(self.addr["order"], self._order_words(epoch), node=node)
             return d.patterns
         if op == TRAIN_TEST:
-            sim.write(self.addr["order"], np.arange(self.eval_patterns), node=node)
             self._reset_logs(sim, node)
+            if self.by_patterns:
+                share = Split.even(self.eval_patterns, self.plan.nodes)
+                sim.write(self.addr["order"], np.arange(share.lo(node), share.lo(node)
+                                                        + share.rows(node)), node=node)
+                return share.rows(node)
+            sim.write(self.addr["order"], np.arange(self.eval_patterns), node=node)
             return self.eval_patterns
         from rapsim.daemon import DaemonError
         import errno
         raise DaemonError(errno.EINVAL, f"unknown TRAIN operation {op}")
+
+    def _batches(self, order: np.ndarray, node: int) -> tuple[int, np.ndarray]:
+        """The data mapping's share of an epoch for ``node``: the number of
+        batches, and its patterns batch after batch, B words a batch (-1:
+        none, in a short last batch): the shares of
+        :func:`rapsim.compiler.reference.batches`."""
+        b = self.plan.mapping.batch
+        mine = [np.concatenate([share[node], np.full(b - len(share[node]), -1, dtype=np.int64)])
+                for share in batches(np.asarray(order, dtype=np.int64), self.plan.nodes, b)]
+        return len(mine), np.concatenate(mine)
 
     def _order_words(self, epoch: int) -> np.ndarray:
         if epoch not in self._orders:

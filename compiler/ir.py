@@ -123,6 +123,9 @@ class Network:
     forward_order: list[str] = field(default_factory=list)
     backward_order: list[str] = field(default_factory=list)
     source: str = ""
+    #: placement attributes as written (rapsim.compiler.mapping.PlacementAttrs),
+    #: by layer name; "" is the net-level default (``partition`` in the net block)
+    placement: dict = field(default_factory=dict)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rapsim.compiler.ir import INPUT_KINDS, Connect, Layer, Network
+from rapsim.compiler.mapping import Mapping, rows as rows_mapping
 from rapsim.memmap import ONCHIP_BLOCK_SIZE, MemoryConfig
 from rapsim.errors import RapError
 
@@ -75,24 +76,32 @@ class LoweringError(RapError):
 @dataclass(frozen=True)
 class Split:
     """How ``size`` units are divided over ``nodes``: node k owns
-    ``off[k] .. off[k+1]-1`` (``_ring_split``'s table)."""
+    ``off[k] .. off[k+1]-1`` (``_ring_split``'s table).  A ``whole`` split
+    (the data mapping: compiler/mapping.py) gives every node all the units:
+    ``lo(k)`` is 0 and ``rows(k)`` the size on every node."""
     size: int
     off: tuple[int, ...]
+    whole: bool = False
 
     @classmethod
     def even(cls, size: int, nodes: int) -> "Split":
         q, r = divmod(size, nodes)
         return cls(size, tuple(k * q + min(k, r) for k in range(nodes + 1)))
 
+    @classmethod
+    def copies(cls, size: int, nodes: int) -> "Split":
+        """Every one of ``nodes`` nodes holds all ``size`` units."""
+        return cls(size, cls.even(size, nodes).off, whole=True)
+
     @property
     def nodes(self) -> int:
         return len(self.off) - 1
 
     def lo(self, k: int) -> int:
-        return self.off[k]
+        return 0 if self.whole else self.off[k]
 
     def rows(self, k: int) -> int:
-        return self.off[k + 1] - self.off[k]
+        return self.size if self.whole else self.off[k + 1] - self.off[k]
 
     @property
     def max_rows(self) -> int:
@@ -167,9 +176,15 @@ class SparsePlan:
     start: int = 0
     cnt: Buffer | None = None
     idx: Buffer | None = None
+    whole: bool = False             # every node holds all the pairs (data mapping)
+
+    def own(self, k: int) -> slice:
+        """Node k's pairs, as a slice of ``Connect.pairs``."""
+        return slice(0, self.lo[-1]) if self.whole else slice(self.lo[k], self.lo[k + 1])
 
     def pairs(self, k: int) -> int:
-        return self.lo[k + 1] - self.lo[k]
+        own = self.own(k)
+        return own.stop - own.start
 
 
 @dataclass
@@ -209,6 +224,13 @@ class Plan:
     #: the on-chip buffer that staged vectors are copied into (None: every
     #: hot vector is on chip, or none can be staged)
     stage: Buffer | None = None
+    #: the mapping lowered (compiler/mapping.py); rows when not given
+    mapping: Mapping | None = None
+    #: data mapping: the weight changes of a batch, every connect's and
+    #: bias's side by side (offsets in ``grad_offset``: "w<i>" of connect i,
+    #: "b<layer>" of a bias), all-reduced over the ring every batch
+    grad: Buffer | None = None
+    grad_offset: dict[str, int] = field(default_factory=dict)
 
     @property
     def buffers(self) -> list[Buffer]:
@@ -222,6 +244,8 @@ class Plan:
                 out += [b for b in (cp.sparse.cnt, cp.sparse.idx) if b is not None]
         if self.stage is not None:
             out.append(self.stage)
+        if self.grad is not None:
+            out.append(self.grad)
         return out
 
     def weight_words(self) -> int:
@@ -274,24 +298,32 @@ def _check(net: Network) -> None:
             raise LoweringError(f"input layer {name} cannot have a bias", L.loc)
 
 
-def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
-    """Partition ``net`` over ``nodes`` nodes and lay out their memory.
-    Raises :class:`LoweringError` for what the back end cannot run."""
+def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
+          mapping: Mapping | None = None) -> Plan:
+    """Partition ``net`` over ``nodes`` nodes and lay out their memory,
+    following ``mapping`` (default: rows, every layer split by units;
+    compiler/mapping.py).  Raises :class:`LoweringError` for what the back
+    end cannot run."""
     if not 1 <= nodes <= 64:
         raise LoweringError(f"a RAP has 1 to 64 nodes, not {nodes}")
     memory = memory or MemoryConfig()
     _check(net)
+    mapping = mapping or rows_mapping(net, nodes)
+    if mapping.nodes != nodes:
+        raise LoweringError(f"the mapping is for {mapping.nodes} nodes, the machine has {nodes}")
+    # the data mapping: every node holds every layer whole (Split.copies)
+    split_of = Split.copies if mapping.by_patterns else Split.even
     layers = net.layers
     fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
     bwd = [n for n in net.backward_order if layers[n].kind not in INPUT_KINDS]
     momentum = float(net.training.momentum)
-    sparse = {i: _sparse_plan(i, c, Split.even(layers[c.dst].size, nodes))
+    sparse = {i: _sparse_plan(i, c, split_of(layers[c.dst].size, nodes))
               for i, c in enumerate(net.connects) if c.kind == "sparse"}
 
     def reads(i: int, c: Connect) -> int:
         """Reads per pattern, on the busiest node, of the source vector (or
         of its partial error sums) by connect c's kernels."""
-        rows = Split.even(layers[c.dst].size, nodes).max_rows
+        rows = split_of(layers[c.dst].size, nodes).max_rows
         if c.kind == "full":
             return 2 * rows * layers[c.src].size
         sp = sparse[i]
@@ -300,7 +332,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
     plans: dict[str, LayerPlan] = {}
     for name in net.forward_order:
         L = layers[name]
-        sp = Split.even(L.size, nodes)
+        sp = split_of(L.size, nodes)
         rows = sp.max_rows
         # connects that read the whole source vector (and give partial error sums)
         out_whole = [(i, c) for i, c in enumerate(net.connects)
@@ -371,9 +403,27 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         plans[name].target_offset = toff
         toff += layers[name].size
     plan = Plan(net, nodes, memory, plans, cplans, fwd, bwd, list(net.inputs), list(net.outputs),
-                off, toff, input_offset, momentum)
+                off, toff, input_offset, momentum, mapping=mapping)
+    if mapping.by_patterns:
+        _grad_buffer(plan)
     _place(plan)
     return plan
+
+
+def _grad_buffer(plan: Plan) -> None:
+    """The data mapping's buffer of a batch's weight changes: every
+    connect's weights, then every bias, side by side (one all-reduce sums
+    them all)."""
+    off = 0
+    for cp in plan.connects:
+        plan.grad_offset[f"w{cp.index}"] = off
+        off += cp.weights.words
+    for name, lp in plan.layers.items():
+        if lp.bias is not None:
+            plan.grad_offset[f"b{name}"] = off
+            off += lp.bias.words
+    plan.grad = Buffer(_sym("grad"), off, "matrix", uses=4,
+                       role="weight changes of the batch (all-reduced)")
 
 
 def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:
@@ -390,10 +440,11 @@ def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:
         contiguous = (rows == start[:, None] + np.arange(width)).all()
         stride = int(start[1] - start[0]) if dst.size > 1 else 0
         if contiguous and stride >= 0 and (start == start[0] + stride * np.arange(dst.size)).all():
-            return SparsePlan("band", lo, width=width, stride=stride, start=int(start[0]))
+            return SparsePlan("band", lo, width=width, stride=stride, start=int(start[0]),
+                              whole=dst.whole)
     rows = dst.max_rows
-    words = max(max(lo[k + 1] - lo[k] for k in range(dst.nodes)), 1)
-    return SparsePlan("index", lo,
+    words = max(len(pairs) if dst.whole else max(lo[k + 1] - lo[k] for k in range(dst.nodes)), 1)
+    return SparsePlan("index", lo, whole=dst.whole,
                       cnt=Buffer(_sym("spcnt", str(i)), max(rows, 1), "table", uses=4,
                                  role=f"{c.name} pairs per own row"),
                       idx=Buffer(_sym("spidx", str(i)), words, "table", uses=4,

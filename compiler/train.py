@@ -61,6 +61,7 @@ class TrainResult:
     totals: dict = field(default_factory=dict)   # machine counters of the whole run
     memory: list = field(default_factory=list)   # (symbol, words, region, role)
     database: str = ""                  # where the pattern database was placed
+    mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
 
     @property
     def simulated_seconds(self) -> float:
@@ -96,6 +97,7 @@ class TrainResult:
             "performance": self.performance.to_dict(),
             "machine": self.totals,
             "database": self.database,
+            "mapping": self.mapping,
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
@@ -188,25 +190,32 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
                        config.hostcall_cycles, n_train, host.eval_patterns)
     outputs = host.read_outputs(sim) if sched.history else np.zeros((0, program.plan.target_words))
+    mapping = program.plan.mapping.to_dict() if program.plan.mapping is not None else {}
     return TrainResult(net.name, config, sched.history, sched.stopped_by, host.read_weights(sim),
                        outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
-                       host_seconds, _totals(sim), program.plan.summary(), host.db_region)
+                       host_seconds, _totals(sim), program.plan.summary(), host.db_region,
+                       mapping)
 
 
 def train(network: Network, train_set: PatternData, test_set: PatternData | None = None, *,
           nodes: int | None = None, config: MachineConfig | None = None,
           weights: Weights | None = None, epochs: int | None = None,
           on_epoch: Callable[[EpochStats], None] | None = None,
-          max_cycles: int = DEFAULT_MAX_CYCLES) -> TrainResult:
+          max_cycles: int = DEFAULT_MAX_CYCLES, mapping: str | None = None,
+          batch: int = 1) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
     :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
-    ``on_epoch(stats)`` is called after every epoch."""
+    ``on_epoch(stats)`` is called after every epoch.  ``mapping`` (a preset
+    name: rows, data) and ``batch`` choose the mapping
+    (:func:`rapsim.compiler.mapping.resolve`; default: the description's)."""
+    from rapsim.compiler.mapping import resolve
     config = config or MachineConfig(nodes=nodes or 1)
-    program = compile_network(network, config.nodes, config.memory)
+    program = compile_network(network, config.nodes, config.memory,
+                              resolve(network, config.nodes, mapping, batch))
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles)
 
@@ -241,16 +250,19 @@ def measurement_network(network: Network) -> Network:
 def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
-            sample_every: int = 0) -> TrainResult:
+            sample_every: int = 0, mapping: str | None = None, batch: int = 1) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
-    ``sampler``, ``sample_every``: see :func:`run_program`."""
+    ``sampler``, ``sample_every``: see :func:`run_program`; ``mapping``,
+    ``batch``: see :func:`train`."""
+    from rapsim.compiler.mapping import resolve
     net = measurement_network(network)
     if program is None:
-        program = compile_network(net, config.nodes, config.memory)
+        program = compile_network(net, config.nodes, config.memory,
+                                  resolve(net, config.nodes, mapping, batch))
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])

@@ -1,0 +1,209 @@
+"""The mapping of a network onto the ring: where every layer lives and how
+it is split there (issue 13; the design frame is ../shared/MAPPINGS.md).
+
+A :class:`Mapping` is data beside the :class:`~rapsim.compiler.ir.Network`:
+for every layer a :class:`Placement` -- a node group (a contiguous range of
+ring positions ``first .. last``) and a split inside it:
+
+``units``
+    each node of the group owns a slice of the layer's units and the
+    matching rows of every incoming weight matrix (the RAP's own scheme,
+    SINGA ``partition_dim: 1``, Girau's vertical sectioning);
+``patterns``
+    every node of the group holds the whole layer and a whole copy of its
+    incoming weights, and takes its share of the patterns (SINGA
+    ``partition_dim: 0``, Girau's pattern partition); the weight changes of
+    ``batch`` patterns per node are summed over the group by a ring
+    all-reduce and then applied on every node;
+``none``
+    the whole layer on one node (a group of one).
+
+Where it comes from, lowest priority first: ``units`` on the whole ring (the
+``rows`` mapping, today's); the description's net-level default
+(``partition SPLIT`` in the net block); per-layer attributes (``layer h:
+sigmoid 8 partition patterns``, ``nodes a..b``, ``location G``); and a
+whole-net preset from ``rap cc`` / ``rap train --mapping NAME``, which
+replaces all of them.
+
+What the back end maps today (:func:`resolve`): every layer split by units
+on the whole ring (``rows``), or every layer split by patterns on the whole
+ring (``data``).  Everything else -- layers on node groups (``nodes a..b``
+short of the whole ring, ``location``, the ``layers`` preset), mixed splits
+(``hybrid``), ``partition none`` on more than one node and the
+``checkerboard`` preset -- is refused with a :class:`MappingError` that
+names the place in the description (or the preset) and what is not
+supported; nothing is ever mapped another way than the one asked for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rapsim.errors import RapError
+
+from .ir import INPUT_KINDS, Loc, Network
+
+#: how a layer is split inside its node group
+SPLITS = ("units", "patterns", "none")
+#: whole-net presets of ``--mapping``
+PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard")
+#: the presets the back end maps
+SUPPORTED_PRESETS = ("rows", "data")
+
+_NOT_YET = {
+    "layers": "layers on node groups (SINGA location: consecutive groups own different "
+              "layers, bridges between them)",
+    "hybrid": "hybrid mappings (lower layers split by patterns, upper layers by units)",
+    "checkerboard": "the checkerboard mapping (weight blocks on a grid of nodes)",
+}
+
+
+class MappingError(RapError):
+    """A mapping the back end cannot map (with the place in the
+    description when there is one)."""
+
+    def __init__(self, message: str, loc: Loc | None = None):
+        super().__init__(f"{loc}: error: {message}" if loc is not None else message)
+
+
+@dataclass
+class PlacementAttrs:
+    """A layer's placement attributes as written in the description (the
+    net-level default has only ``partition``)."""
+    partition: str | None = None
+    partition_loc: Loc | None = None
+    nodes: tuple[int, int] | None = None       # ring positions a..b, inclusive
+    nodes_loc: Loc | None = None
+    location: int | None = None                # a node group's number (SINGA location)
+    location_loc: Loc | None = None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One layer's group of nodes (ring positions ``first .. last``) and
+    its split inside the group."""
+    first: int
+    last: int
+    split: str                  # one of SPLITS
+
+    @property
+    def nodes(self) -> int:
+        return self.last - self.first + 1
+
+    def to_dict(self) -> dict:
+        return {"nodes": [self.first, self.last], "split": self.split}
+
+
+@dataclass
+class Mapping:
+    """Per-layer placements and the net-level choices (``batch``)."""
+    name: str                   # "rows" or "data" (the preset, or what the attributes amount to)
+    nodes: int
+    layers: dict[str, Placement]
+    batch: int = 1              # patterns per node between two all-reduces (data)
+    source: str = "default"     # "default", "description" or "--mapping"
+
+    @property
+    def by_patterns(self) -> bool:
+        """Every node holds whole layers and whole weights (data parallel)."""
+        return self.name == "data"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "source": self.source, "nodes": self.nodes,
+                "batch": self.batch,
+                "layers": {n: p.to_dict() for n, p in self.layers.items()}}
+
+    def describe(self) -> str:
+        """One line for reports."""
+        if self.by_patterns:
+            return (f"mapping data ({self.source}): every layer and weight on each of "
+                    f"{self.nodes} node{'s' if self.nodes > 1 else ''}, patterns split, "
+                    f"weight changes all-reduced every {self.batch} pattern"
+                    f"{'s' if self.batch > 1 else ''} per node")
+        return (f"mapping rows ({self.source}): every layer split by units over "
+                f"{self.nodes} node{'s' if self.nodes > 1 else ''}")
+
+
+def rows(network: Network, nodes: int) -> Mapping:
+    """Today's mapping: every layer split by units over the whole ring."""
+    return Mapping("rows", nodes, {n: Placement(0, nodes - 1, "units") for n in network.layers})
+
+
+def resolve(network: Network, nodes: int, preset: str | None = None, batch: int = 1) -> Mapping:
+    """The mapping of ``network`` on ``nodes`` nodes: the preset when one is
+    given, else the description's attributes (``Network.placement``), else
+    ``rows``.  Raises :class:`MappingError` for what is not supported."""
+    if nodes < 1:
+        raise MappingError(f"a mapping needs at least one node, not {nodes}")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise MappingError(f"--batch must be a whole number of at least 1, not {batch!r}")
+    if preset is not None:
+        m = _preset(network, nodes, preset)
+    else:
+        m = _from_attributes(network, nodes)
+    if batch != 1 and not m.by_patterns:
+        raise MappingError(f"--batch {batch} applies to the data mapping (partition patterns); "
+                           f"the {m.name} mapping trains on-line, one update per pattern")
+    m.batch = batch
+    return m
+
+
+def _preset(network: Network, nodes: int, preset: str) -> Mapping:
+    if preset not in PRESETS:
+        raise MappingError(f"unknown mapping {preset!r} (expected {', '.join(PRESETS)})")
+    if preset in _NOT_YET:
+        raise MappingError(f"mapping {preset!r}: {_NOT_YET[preset]} are not supported yet; "
+                           f"the back end maps {' and '.join(SUPPORTED_PRESETS)}")
+    split = "units" if preset == "rows" else "patterns"
+    return Mapping(preset, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
+                   source="--mapping")
+
+
+def _from_attributes(network: Network, nodes: int) -> Mapping:
+    attrs: dict = getattr(network, "placement", {}) or {}
+    if not attrs:
+        m = rows(network, nodes)
+        return m
+    default = attrs.get("")
+    splits: dict[str, tuple[str, Loc | None]] = {}
+    for name, layer in network.layers.items():
+        a = attrs.get(name)
+        if a is not None and a.location is not None:
+            raise MappingError(f"layer {name!r}: location {a.location} places the layer on a "
+                               f"node group; {_NOT_YET['layers']} are not supported yet",
+                               a.location_loc)
+        if a is not None and a.nodes is not None:
+            lo, hi = a.nodes
+            if hi >= nodes:
+                raise MappingError(f"layer {name!r}: nodes {lo}..{hi} is beyond the ring of "
+                                   f"{nodes} node{'s' if nodes > 1 else ''} (positions 0.."
+                                   f"{nodes - 1})", a.nodes_loc)
+            if (lo, hi) != (0, nodes - 1):
+                raise MappingError(f"layer {name!r}: nodes {lo}..{hi} is a part of the ring "
+                                   f"of {nodes} nodes; {_NOT_YET['layers']} are not supported "
+                                   f"yet (nodes 0..{nodes - 1} is the whole ring)", a.nodes_loc)
+        if a is not None and a.partition is not None:
+            splits[name] = (a.partition, a.partition_loc)
+        elif default is not None and default.partition is not None:
+            splits[name] = (default.partition, default.partition_loc)
+        else:
+            splits[name] = ("units", None)
+    for name, (split, loc) in splits.items():
+        if split == "none" and nodes > 1:
+            raise MappingError(f"layer {name!r}: partition none puts the whole layer on one "
+                               f"node of {nodes}; {_NOT_YET['layers']} are not supported yet",
+                               loc)
+    # input layers are held whole by every node under every split: only the
+    # others decide (and must agree)
+    decided = [(n, s, loc) for n, (s, loc) in splits.items()
+               if network.layers[n].kind not in INPUT_KINDS]
+    kinds = {"none": "units"}            # on one node, none and units are the same thing
+    first = decided[0]
+    for n, s, loc in decided[1:]:
+        if kinds.get(s, s) != kinds.get(first[1], first[1]):
+            raise MappingError(f"layer {n!r}: partition {s} while layer {first[0]!r} has "
+                               f"partition {first[1]}; {_NOT_YET['hybrid']} are not supported "
+                               f"yet", loc or first[2])
+    split = "patterns" if first[1] == "patterns" else "units"
+    name = "data" if split == "patterns" else "rows"
+    return Mapping(name, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
+                   source="description")

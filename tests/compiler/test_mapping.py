@@ -1,0 +1,251 @@
+"""Mappings (compiler/mapping.py, docs/compiler.md "Mappings"): the
+placement attributes of the language, the presets, the refusals of what
+the back end does not map, rows kept exactly as before, and the data
+mapping against the numpy reference of its mini-batch semantics on 1, 4,
+16 and 64 nodes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from backend import DAG, SOFTMAX, SPARSE, XOR, net, random_data, xor_data
+from rapsim.compiler.build import compile_network
+from rapsim.compiler.codegen import generate
+from rapsim.compiler.lower import lower
+from rapsim.compiler.mapping import MappingError, Placement, resolve
+from rapsim.compiler.parser import parse_text
+from rapsim.compiler.reference import batches, initial_weights, Model
+from rapsim.compiler.reference import train as reference_train
+from rapsim.compiler.train import train
+from rapsim.errors import Diagnostics
+
+WEIGHT_TOL = 1e-5
+OUTPUT_TOL = 1e-5
+
+HEAD = "layer x: input 2\n"
+TAIL = "layer y: sigmoid 1 bias\nconnect x -> h\nconnect h -> y\n"
+
+
+def _src(h_line: str, net_extra: str = "") -> str:
+    return HEAD + h_line + "\n" + TAIL + f"net n {{ input x  hidden h  output y {net_extra}}}\n"
+
+
+# -- the IR and the presets ---------------------------------------------------------------
+
+def test_default_is_rows_on_the_whole_ring():
+    m = resolve(net(XOR), 4)
+    assert m.name == "rows" and m.source == "default" and m.batch == 1
+    assert set(m.layers) == {"x", "h", "y"}
+    assert all(p == Placement(0, 3, "units") for p in m.layers.values())
+
+
+@pytest.mark.parametrize("preset,split", [("rows", "units"), ("data", "patterns")])
+def test_presets(preset, split):
+    m = resolve(net(DAG), 16, preset)
+    assert m.name == preset and m.source == "--mapping"
+    assert all(p.split == split and (p.first, p.last) == (0, 15) for p in m.layers.values())
+    d = m.to_dict()
+    assert d["name"] == preset and d["layers"]["a"] == {"nodes": [0, 15], "split": split}
+
+
+def test_preset_replaces_the_description():
+    n = parse_text(_src("layer h: sigmoid 3 partition patterns", "partition patterns"))
+    assert resolve(n, 4).name == "data"
+    assert resolve(n, 4, "rows").name == "rows"
+
+
+def test_net_default_and_layer_attributes():
+    n = parse_text(_src("layer h: sigmoid 3 bias partition patterns nodes 0..3",
+                        "partition patterns"))
+    m = resolve(n, 4, batch=5)
+    assert m.name == "data" and m.source == "description" and m.batch == 5
+    assert n.placement["h"].nodes == (0, 3) and n.placement[""].partition == "patterns"
+    # units everywhere written out is rows
+    n = parse_text(_src("layer h: sigmoid 3 partition units nodes 0 .. 1 + 1"))
+    assert resolve(n, 3).name == "rows"
+
+
+@pytest.mark.parametrize("preset,what", [
+    ("layers", "layers on node groups"), ("hybrid", "hybrid mappings"),
+    ("checkerboard", "the checkerboard mapping")])
+def test_presets_not_supported_are_refused(preset, what):
+    with pytest.raises(MappingError, match=f"mapping '{preset}': {what}.* not supported yet"):
+        resolve(net(XOR), 4, preset)
+
+
+@pytest.mark.parametrize("h_line,net_extra,nodes,message", [
+    ("layer h: sigmoid 3 nodes 1..2", "", 4,
+     "<text>:2:20: error: layer 'h': nodes 1..2 is a part of the ring of 4 nodes; layers on "
+     "node groups"),
+    ("layer h: sigmoid 3 nodes 0..4", "", 4,
+     "<text>:2:20: error: layer 'h': nodes 0..4 is beyond the ring of 4 nodes (positions 0..3)"),
+    ("layer h: sigmoid 3 location 1", "", 4,
+     "<text>:2:20: error: layer 'h': location 1 places the layer on a node group"),
+    ("layer h: sigmoid 3 partition none", "", 2,
+     "<text>:2:20: error: layer 'h': partition none puts the whole layer on one node of 2"),
+    ("layer h: sigmoid 3 partition units", "partition patterns", 4,
+     "<text>:6:37: error: layer 'y': partition patterns while layer 'h' has partition units; "
+     "hybrid mappings"),
+])
+def test_attributes_not_supported_are_refused(h_line, net_extra, nodes, message):
+    n = parse_text(_src(h_line, net_extra))
+    with pytest.raises(MappingError) as e:
+        resolve(n, nodes)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_partition_none_on_one_node_is_rows():
+    n = parse_text(_src("layer h: sigmoid 3 partition none"))
+    assert resolve(n, 1).name == "rows"
+
+
+@pytest.mark.parametrize("h_line,net_extra,message", [
+    ("layer h: sigmoid 3 partition rows", "", "2:30: error: unknown partition 'rows' "
+                                              "(expected units, patterns, none)"),
+    ("layer h: sigmoid 3 partition", "", "2:20: error: partition needs one of units, "
+                                         "patterns, none"),
+    ("layer h: sigmoid 3 partition units partition units", "", "2:36: error: 'partition' is "
+                                                              "given twice (at <text>:2:20)"),
+    ("layer h: sigmoid 3 nodes 3..1", "", "2:20: error: nodes 3..1: the last node comes "
+                                          "before the first"),
+    ("layer h: sigmoid 3 nodes 0..1 location 2", "", "2:31: error: a layer takes one 'nodes' "
+                                                     "or 'location'"),
+    ("layer h: sigmoid 3 location -1", "", "2:29: error: a location must be at least 0, got -1"),
+    ("layer h: sigmoid 3", "partition blocks", "6:37: error: partition in a net block takes "
+                                               "one of units, patterns, none"),
+])
+def test_attribute_errors(h_line, net_extra, message):
+    with pytest.raises(Diagnostics) as e:
+        parse_text(_src(h_line, net_extra))
+    assert f"<text>:{message}" in str(e.value), str(e.value)
+
+
+def test_numbers_before_a_range_still_read():
+    """``0..3`` is 0, .., 3 (the number rule leaves ``0.`` alone before a
+    second dot); ``2.`` and ``.5`` stay numbers."""
+    n = parse_text(_src("layer h: sigmoid 2. * 1.5 nodes 0..3"))
+    assert n.layers["h"].size == 3 and n.placement["h"].nodes == (0, 3)
+
+
+@pytest.mark.parametrize("batch", [0, -1, 1.5, True])
+def test_bad_batch(batch):
+    with pytest.raises(MappingError, match="--batch must be a whole number of at least 1"):
+        resolve(net(XOR), 4, "data", batch)
+
+
+def test_batch_needs_the_data_mapping():
+    with pytest.raises(MappingError, match="--batch 2 applies to the data mapping"):
+        resolve(net(XOR), 4, "rows", 2)
+
+
+# -- rows is today's mapping, bit for bit ----------------------------------------------------
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_rows_program_is_unchanged(nodes):
+    """The rows mapping, whether given or not, generates the program of the
+    plain lowering (the one before mappings existed)."""
+    n = net(DAG)
+    plain = generate(lower(n, nodes))
+    assert generate(lower(n, nodes, mapping=resolve(n, nodes, "rows"))) == plain
+    written = net(DAG.replace("net dag { input x", "net dag { partition units  input x"))
+    assert generate(lower(written, nodes, mapping=resolve(written, nodes))) == plain
+
+
+def test_rows_run_is_unchanged():
+    n = net(XOR)
+    a = train(n, xor_data(), nodes=4)
+    b = train(n, xor_data(), nodes=4, mapping="rows")
+    assert a.cycles == b.cycles and a.weights.max_difference(b.weights) == 0.0
+    assert b.mapping["name"] == "rows"
+
+
+# -- the reference's mini-batch semantics ----------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 40), st.integers(1, 9), st.integers(1, 5))
+def test_batches_share_every_pattern_once(p, nodes, batch):
+    order = np.random.default_rng(p).permutation(p)
+    seen = []
+    steps = list(batches(order, nodes, batch))
+    assert len(steps) == -(-p // (nodes * batch))
+    for shares in steps:
+        assert len(shares) == nodes and all(len(s) <= batch for s in shares)
+        seen += [int(i) for s in shares for i in s]
+    assert seen == order.tolist()
+
+
+def test_data_on_one_node_with_batch_one_is_online():
+    n = net(DAG)
+    tr = random_data(n, 12, 1)
+    online = reference_train(n, tr)
+    data = reference_train(n, tr, mapping=resolve(n, 1, "data", 1))
+    assert online.model.weights.max_difference(data.model.weights) < 1e-12
+
+
+def test_train_batch_uses_the_weights_before_the_batch():
+    """One batch of two patterns = the sum of the two on-line changes, each
+    computed from the same starting weights."""
+    n = net(SOFTMAX.replace("epochs 3", "epochs 1"))
+    tr = random_data(n, 2, 3)
+    w0 = initial_weights(n)
+    a, b, both = Model(n, w0), Model(n, w0), Model(n, w0)
+    a.train_pattern(tr.inputs[0], tr.targets[0], 0.1)
+    b.train_pattern(tr.inputs[1], tr.targets[1], 0.1)
+    both.train_batch([[(tr.inputs[0], tr.targets[0])], [(tr.inputs[1], tr.targets[1])]], 0.1)
+    for k, w in both.weights.connects.items():
+        expect = a.weights.connects[k] + b.weights.connects[k] - w0.connects[k]
+        assert np.abs(w - expect).max() < 1e-12
+
+
+# -- the data mapping on the simulated RAP against the reference -------------------------------
+
+def _case(name):
+    if name == "xor":
+        return net(XOR), xor_data(), None
+    n = net({"dag": DAG, "softmax": SOFTMAX, "sparse": SPARSE,
+             "sparse-plain": SPARSE.replace("momentum 0.5", "momentum 0")}[name])
+    return n, random_data(n, 20, 1), random_data(n, 7, 2)
+
+
+@pytest.mark.parametrize("name,nodes,batch", [
+    ("xor", 1, 1), ("xor", 4, 1), ("xor", 16, 2), ("xor", 64, 1),
+    ("dag", 1, 3), ("dag", 4, 1), ("dag", 16, 2),
+    ("softmax", 4, 2), ("softmax", 16, 1),
+    ("sparse", 1, 1), ("sparse", 4, 3), ("sparse-plain", 16, 1), ("sparse", 64, 1),
+])
+def test_data_agrees_with_reference(name, nodes, batch):
+    network, tr, te = _case(name)
+    mapping = resolve(network, nodes, "data", batch)
+    ref = reference_train(network, tr, te, c30_activations=True, mapping=mapping)
+    sim = train(network, tr, te, nodes=nodes, mapping="data", batch=batch)
+    assert sim.mapping["name"] == "data" and sim.mapping["batch"] == batch
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    if te is not None:
+        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
+        assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert a.rate == b.rate and a.train_accuracy == b.train_accuracy
+        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+
+
+def test_rows_and_data_batch_one_learn_xor_alike():
+    """The same net under rows (on-line) and under data with --batch 1 (4
+    patterns summed per step on 4 nodes) both learn XOR."""
+    n = net(XOR)
+    rows = train(n, xor_data(), nodes=4, epochs=300)
+    data = train(n, xor_data(), nodes=4, epochs=300, mapping="data")
+    assert rows.epochs[-1].train_accuracy == data.epochs[-1].train_accuracy == 1.0
+
+
+def test_data_layout_holds_whole_weights_and_the_changes():
+    n = net(DAG)
+    prog = compile_network(n, 4, mapping=resolve(n, 4, "data"))
+    plan = prog.plan
+    assert plan.grad.words == n.connections() + sum(L.size for L in n.layers.values() if L.bias)
+    assert all(lp.split.whole and lp.split.rows(3) == lp.layer.size
+               for lp in plan.layers.values())
+    assert "_ring_allreduce" in prog.source and "_ring_allgather" not in prog.source
+    assert "_ring_reduce_scatter" not in prog.source
