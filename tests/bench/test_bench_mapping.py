@@ -42,7 +42,6 @@ def test_mappings_are_a_dimension(tmp_path, capsys):
     assert (tmp_path / "scaling.png").exists()
 
 
-
 @pytest.mark.parametrize("args,message", [
     (["--mapping", "hybrid"], "--mapping: 'hybrid' is not supported yet"),
     (["--mapping", "rows,blocks"], "--mapping: 'blocks' is unknown"),
