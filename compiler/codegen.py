@@ -152,6 +152,18 @@ class _Gen:
         """Node k's slice of a layer's activations."""
         return self._ptr("act", lp, lp.act.name, [lp.act_offset(k) for k in range(self.n)])
 
+    def bus_src(self, src: LayerPlan, dst: LayerPlan):
+        """The source units of a bus connect that match node k's units of
+        ``dst``: the source's own slice, or, when the two layers are split
+        differently (an input layer, held whole, into a layer on a node
+        group), the whole source vector at the destination's offset."""
+        if src.split == dst.split:
+            return self.act_own(src)
+        if not src.gathered:
+            raise RapError(f"bus connect {src.name}->{dst.name}: the layers are split "
+                           f"differently and {src.name} is not held whole")
+        return self._ptr("busx", dst, src.act.name, [dst.split.lo(k) for k in range(self.n)])
+
     def net_own(self, lp: LayerPlan) -> Addr:
         return Addr(lp.net.name)
 
@@ -260,7 +272,7 @@ class _Gen:
                                comment=f"{cp.connect.name}: y = W x (sparse)")
                 else:                                   # bus: y += w .* x
                     tmp = Addr(lp.tmp.name)
-                    e.call("_vmul", [tmp, Addr(cp.weights.name), self.act_own(src), rows],
+                    e.call("_vmul", [tmp, Addr(cp.weights.name), self.bus_src(src, lp), rows],
                            comment=f"{cp.connect.name}: w .* x")
                     if first and lp.bias:
                         e.call("_vadd", [net, tmp, Addr(lp.bias.name), rows])
@@ -364,7 +376,7 @@ class _Gen:
                         e.call("_vmul", [tmp, W, delta, rows], comment=f"{cp.connect.name}: w d")
                         serr = self.err_own(src)
                         e.call("_vadd", [serr, serr, tmp, rows])
-                    e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
+                    e.call("_vmul", [tmp, delta, self.bus_src(src, lp), rows], comment="d x")
                     self.update_vector(U, M, tmp, rows, "bus weights")
 
     def target(self, w: Addr, m, key: str):

@@ -89,6 +89,14 @@ class Split:
         return cls(size, tuple(k * q + min(k, r) for k in range(nodes + 1)))
 
     @classmethod
+    def group(cls, size: int, nodes: int, first: int, last: int) -> "Split":
+        """The even split over the nodes ``first .. last`` of a ring of
+        ``nodes`` (layers on node groups): the others own empty slices."""
+        inner = cls.even(size, last - first + 1).off
+        return cls(size, tuple(0 if k <= first else size if k > last + 1
+                               else inner[k - first] for k in range(nodes + 1)))
+
+    @classmethod
     def copies(cls, size: int, nodes: int) -> "Split":
         """Every one of ``nodes`` nodes holds all ``size`` units."""
         return cls(size, cls.even(size, nodes).off, whole=True)
@@ -311,19 +319,26 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
     mapping = mapping or rows_mapping(net, nodes)
     if mapping.nodes != nodes:
         raise LoweringError(f"the mapping is for {mapping.nodes} nodes, the machine has {nodes}")
-    # the data mapping: every node holds every layer whole (Split.copies)
-    split_of = Split.copies if mapping.by_patterns else Split.even
     layers = net.layers
+
+    def split_of(name: str) -> Split:
+        """The data mapping: every node holds every layer whole
+        (Split.copies); else the layer's units over its node group."""
+        size, where = layers[name].size, mapping.layers[name]
+        if mapping.by_patterns:
+            return Split.copies(size, nodes)
+        return Split.group(size, nodes, where.first, where.last)
+
     fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
     bwd = [n for n in net.backward_order if layers[n].kind not in INPUT_KINDS]
     momentum = float(net.training.momentum)
-    sparse = {i: _sparse_plan(i, c, split_of(layers[c.dst].size, nodes))
+    sparse = {i: _sparse_plan(i, c, split_of(c.dst))
               for i, c in enumerate(net.connects) if c.kind == "sparse"}
 
     def reads(i: int, c: Connect) -> int:
         """Reads per pattern, on the busiest node, of the source vector (or
         of its partial error sums) by connect c's kernels."""
-        rows = split_of(layers[c.dst].size, nodes).max_rows
+        rows = split_of(c.dst).max_rows
         if c.kind == "full":
             return 2 * rows * layers[c.src].size
         sp = sparse[i]
@@ -332,7 +347,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
     plans: dict[str, LayerPlan] = {}
     for name in net.forward_order:
         L = layers[name]
-        sp = split_of(L.size, nodes)
+        sp = split_of(name)
         rows = sp.max_rows
         # connects that read the whole source vector (and give partial error sums)
         out_whole = [(i, c) for i, c in enumerate(net.connects)

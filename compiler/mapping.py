@@ -47,11 +47,11 @@ SPLITS = ("units", "patterns", "none")
 #: whole-net presets of ``--mapping``
 PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard")
 #: the presets the back end maps
-SUPPORTED_PRESETS = ("rows", "data")
+SUPPORTED_PRESETS = ("rows", "data", "layers")
 
 _NOT_YET = {
-    "layers": "layers on node groups (SINGA location: consecutive groups own different "
-              "layers, bridges between them)",
+    "location": "node groups by number (SINGA location)",
+    "group-data": "the data mapping on a node group (patterns split over part of the ring)",
     "hybrid": "hybrid mappings (lower layers split by patterns, upper layers by units)",
     "checkerboard": "the checkerboard mapping (weight blocks on a grid of nodes)",
 }
@@ -96,7 +96,7 @@ class Placement:
 @dataclass
 class Mapping:
     """Per-layer placements and the net-level choices (``batch``)."""
-    name: str                   # "rows" or "data" (the preset, or what the attributes amount to)
+    name: str                   # "rows", "data" or "layers" (the preset, or what the attributes amount to)
     nodes: int
     layers: dict[str, Placement]
     batch: int = 1              # patterns per node between two all-reduces (data)
@@ -119,6 +119,10 @@ class Mapping:
                     f"{self.nodes} node{'s' if self.nodes > 1 else ''}, patterns split, "
                     f"weight changes all-reduced every {self.batch} pattern"
                     f"{'s' if self.batch > 1 else ''} per node")
+        if self.name == "layers":
+            groups = ", ".join(f"{n} {p.first}..{p.last}" for n, p in self.layers.items())
+            return (f"mapping layers ({self.source}): layers on node groups, split by units "
+                    f"inside them ({groups})")
         return (f"mapping rows ({self.source}): every layer split by units over "
                 f"{self.nodes} node{'s' if self.nodes > 1 else ''}")
 
@@ -152,10 +156,58 @@ def _preset(network: Network, nodes: int, preset: str) -> Mapping:
         raise MappingError(f"unknown mapping {preset!r} (expected {', '.join(PRESETS)})")
     if preset in _NOT_YET:
         raise MappingError(f"mapping {preset!r}: {_NOT_YET[preset]} are not supported yet; "
-                           f"the back end maps {' and '.join(SUPPORTED_PRESETS)}")
+                           f"the back end maps {', '.join(SUPPORTED_PRESETS)}")
+    if preset == "layers":
+        return Mapping("layers", nodes, layer_groups(network, nodes), source="--mapping")
     split = "units" if preset == "rows" else "patterns"
     return Mapping(preset, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
                    source="--mapping")
+
+
+def _work(network: Network, name: str) -> int:
+    """Weights into a layer (and its biases): its share of a pattern's work."""
+    layer = network.layers[name]
+    return (sum(c.weight_count(network.layers) for c in network.incoming(name))
+            + (layer.size if layer.bias else 0))
+
+
+def layer_groups(network: Network, nodes: int) -> dict[str, Placement]:
+    """The ``layers`` preset: the non-input layers, in forward order, on
+    consecutive node groups, each split by units inside its group.  With at
+    least as many nodes as layers every layer gets a group of its own, sized
+    by its work (weights in, largest remainders; at least one node); with
+    fewer, layer i of L goes to node ``i * N // L`` (several layers share a
+    node).  Input layers are held whole by every node."""
+    # layers joined by a bus connect share a group (unit i feeds unit i)
+    cluster = {n: n for n in network.layers}
+    for c in network.connects:
+        if c.kind == "bus" and network.layers[c.src].kind not in INPUT_KINDS:
+            cluster[c.dst] = cluster[c.src]
+    members: dict[str, list[str]] = {}
+    for n in network.forward_order:
+        if network.layers[n].kind not in INPUT_KINDS:
+            members.setdefault(cluster[n], []).append(n)
+    order = list(members)
+    out = {n: Placement(0, nodes - 1, "units") for n in network.layers}
+    L = len(order)
+    if nodes < L:
+        for i, n in enumerate(order):
+            k = i * nodes // L
+            for m in members[n]:
+                out[m] = Placement(k, k, "units")
+        return out
+    work = [max(sum(_work(network, m) for m in members[n]), 1) for n in order]
+    spare = nodes - L                     # one node each, the rest by work
+    shares = [w * spare / sum(work) for w in work]
+    sizes = [1 + int(s) for s in shares]
+    for i in sorted(range(L), key=lambda i: -(shares[i] - int(shares[i])))[:nodes - sum(sizes)]:
+        sizes[i] += 1
+    first = 0
+    for n, size in zip(order, sizes):
+        for m in members[n]:
+            out[m] = Placement(first, first + size - 1, "units")
+        first += size
+    return out
 
 
 def _from_attributes(network: Network, nodes: int) -> Mapping:
@@ -165,22 +217,25 @@ def _from_attributes(network: Network, nodes: int) -> Mapping:
         return m
     default = attrs.get("")
     splits: dict[str, tuple[str, Loc | None]] = {}
+    groups: dict[str, tuple[int, int, Loc | None]] = {}
     for name, layer in network.layers.items():
         a = attrs.get(name)
+        groups[name] = (0, nodes - 1, None)
         if a is not None and a.location is not None:
-            raise MappingError(f"layer {name!r}: location {a.location} places the layer on a "
-                               f"node group; {_NOT_YET['layers']} are not supported yet",
-                               a.location_loc)
+            raise MappingError(f"layer {name!r}: location {a.location}: {_NOT_YET['location']} "
+                               f"are not supported yet; give the group's ring positions "
+                               f"(nodes a..b)", a.location_loc)
         if a is not None and a.nodes is not None:
             lo, hi = a.nodes
             if hi >= nodes:
                 raise MappingError(f"layer {name!r}: nodes {lo}..{hi} is beyond the ring of "
                                    f"{nodes} node{'s' if nodes > 1 else ''} (positions 0.."
                                    f"{nodes - 1})", a.nodes_loc)
-            if (lo, hi) != (0, nodes - 1):
-                raise MappingError(f"layer {name!r}: nodes {lo}..{hi} is a part of the ring "
-                                   f"of {nodes} nodes; {_NOT_YET['layers']} are not supported "
-                                   f"yet (nodes 0..{nodes - 1} is the whole ring)", a.nodes_loc)
+            if layer.kind in INPUT_KINDS and (lo, hi) != (0, nodes - 1):
+                raise MappingError(f"input layer {name!r}: nodes {lo}..{hi}: input layers are "
+                                   f"held whole by every node (nodes 0..{nodes - 1})",
+                                   a.nodes_loc)
+            groups[name] = (lo, hi, a.nodes_loc)
         if a is not None and a.partition is not None:
             splits[name] = (a.partition, a.partition_loc)
         elif default is not None and default.partition is not None:
@@ -188,10 +243,9 @@ def _from_attributes(network: Network, nodes: int) -> Mapping:
         else:
             splits[name] = ("units", None)
     for name, (split, loc) in splits.items():
-        if split == "none" and nodes > 1:
-            raise MappingError(f"layer {name!r}: partition none puts the whole layer on one "
-                               f"node of {nodes}; {_NOT_YET['layers']} are not supported yet",
-                               loc)
+        if split == "none" and network.layers[name].kind not in INPUT_KINDS:
+            lo, hi, gloc = groups[name]           # the whole layer on the group's first node
+            groups[name] = (lo, lo, gloc)
     # input layers are held whole by every node under every split: only the
     # others decide (and must agree)
     decided = [(n, s, loc) for n, (s, loc) in splits.items()
@@ -204,6 +258,18 @@ def _from_attributes(network: Network, nodes: int) -> Mapping:
                                f"partition {first[1]}; {_NOT_YET['hybrid']} are not supported "
                                f"yet", loc or first[2])
     split = "patterns" if first[1] == "patterns" else "units"
-    name = "data" if split == "patterns" else "rows"
-    return Mapping(name, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
-                   source="description")
+    partial = [(n, g) for n, g in groups.items() if (g[0], g[1]) != (0, nodes - 1)]
+    if split == "patterns" and partial:
+        n, (lo, hi, loc) = partial[0]
+        raise MappingError(f"layer {n!r}: nodes {lo}..{hi} with partition patterns: "
+                           f"{_NOT_YET['group-data']} is not supported yet", loc)
+    for c in network.connects:
+        if (c.kind == "bus" and network.layers[c.src].kind not in INPUT_KINDS
+                and groups[c.src][:2] != groups[c.dst][:2]):
+            raise MappingError(f"bus connect {c.name} joins layers on different node groups "
+                               f"({c.src} {groups[c.src][0]}..{groups[c.src][1]}, {c.dst} "
+                               f"{groups[c.dst][0]}..{groups[c.dst][1]}): unit i feeds unit i, "
+                               f"so both must be on one group", c.loc)
+    name = "data" if split == "patterns" else "layers" if partial else "rows"
+    return Mapping(name, nodes, {n: Placement(groups[n][0], groups[n][1], split)
+                                 for n in network.layers}, source="description")

@@ -67,7 +67,6 @@ def test_cc_prints_the_mapping_and_placement(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--mapping", "layers"], "mapping 'layers': layers on node groups"),
     (["--mapping", "hybrid"], "mapping 'hybrid': hybrid mappings"),
     (["--mapping", "checkerboard"], "mapping 'checkerboard': the checkerboard mapping"),
     (["--batch", "2"], "--batch 2 applies to the data mapping"),
@@ -82,13 +81,35 @@ def test_refusals(command, extra, message, tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "x.out").exists()
 
 
-def test_description_placement_refused_with_its_place(tmp_path, monkeypatch, capsys):
+def test_description_placement(tmp_path, monkeypatch, capsys):
     src = tmp_path / "g.net"
     src.write_text("layer x: input 2\nlayer h: sigmoid 3 nodes 0..1\nlayer y: sigmoid 1\n"
                    "connect x -> h\nconnect h -> y\nnet g { input x  hidden h  output y }\n")
-    rc, out, err = rap(["cc", src, "-o", tmp_path / "x.out", "--nodes", 4], monkeypatch, capsys)
-    assert rc == 1
-    assert f"{src}:2:20: error: layer 'h': nodes 0..1 is a part of the ring of 4 nodes" in err
+    rc, out, err = rap(["cc", src, "-o", tmp_path / "x.out", "--nodes", 4, "--layout"],
+                       monkeypatch, capsys)
+    assert rc == 0, err
+    assert out.startswith("mapping layers (description): layers on node groups, split by units "
+                          "inside them (x 0..3, h 0..1, y 0..3)")
+    assert "nodes 0..1, by units" in out
     # the same description on two nodes is the whole ring: rows
     rc, out, err = rap(["cc", src, "-o", tmp_path / "x.out", "--nodes", 2], monkeypatch, capsys)
     assert rc == 0 and out.startswith("mapping rows (description)")
+    # on one node, nodes 0..1 is beyond the ring
+    rc, out, err = rap(["cc", src, "-o", tmp_path / "x.out", "--nodes", 1], monkeypatch, capsys)
+    assert rc == 1
+    assert f"{src}:2:20: error: layer 'h': nodes 0..1 is beyond the ring of 1 node" in err
+
+
+def test_train_layers_mapping(tmp_path, monkeypatch, capsys):
+    js = tmp_path / "r.json"
+    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--nodes", 4, "--mapping",
+                        "layers", "--epochs", 3, "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    r = json.loads(js.read_text())
+    assert r["mapping"]["name"] == "layers"
+    assert r["mapping"]["layers"]["h"]["nodes"] != r["mapping"]["layers"]["y"]["nodes"]
+    network = parse_file(XOR_NET)
+    ref = reference_train(network, load_patterns(XOR_PAT, network).train, epochs=3,
+                          c30_activations=True)
+    for a, b in zip(r["epochs"], ref.epochs):
+        assert a["train_loss"] == pytest.approx(b.train_loss, abs=1e-5)

@@ -67,23 +67,21 @@ def test_net_default_and_layer_attributes():
 
 
 @pytest.mark.parametrize("preset,what", [
-    ("layers", "layers on node groups"), ("hybrid", "hybrid mappings"),
-    ("checkerboard", "the checkerboard mapping")])
+    ("hybrid", "hybrid mappings"), ("checkerboard", "the checkerboard mapping")])
 def test_presets_not_supported_are_refused(preset, what):
     with pytest.raises(MappingError, match=f"mapping '{preset}': {what}.* not supported yet"):
         resolve(net(XOR), 4, preset)
 
 
 @pytest.mark.parametrize("h_line,net_extra,nodes,message", [
-    ("layer h: sigmoid 3 nodes 1..2", "", 4,
-     "<text>:2:20: error: layer 'h': nodes 1..2 is a part of the ring of 4 nodes; layers on "
-     "node groups"),
     ("layer h: sigmoid 3 nodes 0..4", "", 4,
      "<text>:2:20: error: layer 'h': nodes 0..4 is beyond the ring of 4 nodes (positions 0..3)"),
     ("layer h: sigmoid 3 location 1", "", 4,
-     "<text>:2:20: error: layer 'h': location 1 places the layer on a node group"),
-    ("layer h: sigmoid 3 partition none", "", 2,
-     "<text>:2:20: error: layer 'h': partition none puts the whole layer on one node of 2"),
+     "<text>:2:20: error: layer 'h': location 1: node groups by number (SINGA location) are "
+     "not supported yet; give the group's ring positions (nodes a..b)"),
+    ("layer h: sigmoid 3 partition patterns nodes 1..2", "partition patterns", 4,
+     "<text>:2:39: error: layer 'h': nodes 1..2 with partition patterns: the data mapping on "
+     "a node group"),
     ("layer h: sigmoid 3 partition units", "partition patterns", 4,
      "<text>:6:37: error: layer 'y': partition patterns while layer 'h' has partition units; "
      "hybrid mappings"),
@@ -98,6 +96,54 @@ def test_attributes_not_supported_are_refused(h_line, net_extra, nodes, message)
 def test_partition_none_on_one_node_is_rows():
     n = parse_text(_src("layer h: sigmoid 3 partition none"))
     assert resolve(n, 1).name == "rows"
+
+
+def test_partition_none_is_the_groups_first_node():
+    n = parse_text(_src("layer h: sigmoid 3 partition none nodes 2..3"))
+    m = resolve(n, 4)
+    assert m.name == "layers" and m.layers["h"] == Placement(2, 2, "units")
+    assert m.layers["y"] == Placement(0, 3, "units")
+
+
+def test_nodes_attribute_gives_layers():
+    n = parse_text(_src("layer h: sigmoid 3 nodes 1..2"))
+    m = resolve(n, 4)
+    assert m.name == "layers" and m.source == "description"
+    assert m.layers["h"] == Placement(1, 2, "units")
+    assert lower(n, 4, mapping=m).layers["h"].split.off == (0, 0, 2, 3, 3)
+
+
+def test_bus_across_groups_is_refused():
+    src = ("layer x: input 2\nlayer h: sigmoid 3 nodes 0..1\nlayer g: sigmoid 3\n"
+           "layer y: sigmoid 1\nconnect x -> h\nconnect h -> g bus\nconnect g -> y\n"
+           "net n { input x  hidden h, g  output y }\n")
+    with pytest.raises(MappingError) as e:
+        resolve(parse_text(src), 4)
+    assert str(e.value).startswith("<text>:6:9: error: bus connect h->g joins layers on "
+                                   "different node groups (h 0..1, g 0..3)"), str(e.value)
+
+
+def test_input_layer_stays_whole():
+    src = _src("layer h: sigmoid 3").replace("layer x: input 2", "layer x: input 2 nodes 0..1")
+    with pytest.raises(MappingError, match="input layer 'x': nodes 0..1: input layers are held "
+                                           "whole by every node"):
+        resolve(parse_text(src), 4)
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 3, 4, 5, 16, 64])
+def test_layers_preset_groups(nodes):
+    """Consecutive groups in forward order, sized by work, bus-joined
+    layers together; fewer nodes than layers: layers share nodes."""
+    n = net(DAG)
+    m = resolve(n, nodes, "layers")
+    g = {k: (p.first, p.last) for k, p in m.layers.items()}
+    assert g["x"] == (0, nodes - 1) and g["a"] == g["b"]
+    order = [g["a"], g["c"], g["o"]]
+    if nodes >= 3:
+        assert order[0][0] == 0 and order[-1][1] == nodes - 1
+        assert all(order[i][1] + 1 == order[i + 1][0] for i in range(2))
+    else:
+        assert all(lo == hi for lo, hi in order)
 
 
 @pytest.mark.parametrize("h_line,net_extra,message", [
@@ -249,3 +295,52 @@ def test_data_layout_holds_whole_weights_and_the_changes():
                for lp in plan.layers.values())
     assert "_ring_allreduce" in prog.source and "_ring_allgather" not in prog.source
     assert "_ring_reduce_scatter" not in prog.source
+
+
+# -- layers on node groups on the simulated RAP against the (on-line) reference ----------------
+
+#: an input layer bus-connected into a layer on a node group (the whole
+#: input at the group's offsets), a skip from the input to the output
+BUSIN = """\
+layer x: input 6
+layer h: tanh 6 bias
+layer g: sigmoid 5 bias
+layer y: sigmoid 2 bias
+connect x -> h bus
+connect h -> g full
+connect g -> y full
+connect x -> y full
+net busin { input x  hidden h, g  output y }
+train { rate 0.3  epochs 2  momentum 0.2  seed 4  init_scale 0.5 }
+"""
+
+
+@pytest.mark.parametrize("name,nodes", [
+    ("xor", 1), ("xor", 4), ("dag", 2), ("dag", 5), ("dag", 16), ("softmax", 4),
+    ("sparse", 3), ("sparse", 64), ("busin", 4), ("busin", 16)])
+def test_layers_agree_with_reference(name, nodes):
+    if name == "busin":
+        network = net(BUSIN)
+        tr, te = random_data(network, 12, 5), None
+    else:
+        network, tr, te = _case(name)
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes, mapping="layers")
+    assert sim.mapping["name"] == "layers"
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert a.train_accuracy == b.train_accuracy
+        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+
+
+def test_layers_from_attributes_agree_with_reference():
+    src = DAG.replace("layer c: sigmoid 6 bias", "layer c: sigmoid 6 bias nodes 2..3") \
+             .replace("layer o: sigmoid 3 bias", "layer o: sigmoid 3 bias partition none nodes 3..3")
+    network = net(src)
+    tr = random_data(network, 10, 1)
+    ref = reference_train(network, tr, c30_activations=True)
+    sim = train(network, tr, nodes=4)
+    assert sim.mapping["name"] == "layers" and sim.mapping["layers"]["o"]["nodes"] == [3, 3]
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
