@@ -437,7 +437,9 @@ def _grad_buffer(plan: Plan) -> None:
         if lp.bias is not None:
             plan.grad_offset[f"b{name}"] = off
             off += lp.bias.words
-    plan.grad = Buffer(_sym("grad"), off, "matrix", uses=4,
+    # after the weights (walked by the forward and the backward products),
+    # before the momentum terms (one pass a batch)
+    plan.grad = Buffer(_sym("grad"), off, "matrix", uses=3,
                        role="weight changes of the batch (all-reduced)")
 
 
