@@ -6,8 +6,8 @@ The model lives in rapsim/core/*.pxi, one concern per file: state.pxi (the
 node and link structs), memory.pxi (address decoding), decode.pxi (the
 pre-decoder over the generated ISA table), fpu.pxi and alu.pxi (arithmetic),
 ops.pxi (instruction semantics), execute.pxi (one instruction through the
-pipeline stages), timing.pxi (every cycle rule), ring.pxi (the ring) and
-schedule.pxi (running many nodes).  This module only wraps them for Python:
+pipeline stages), timing.pxi (every cycle rule), ring.pxi (the ring), periph.pxi (the on-chip DMA
+and timers) and schedule.pxi (running many nodes).  This module only wraps them for Python:
 see rapsim.machine for the documented API.
 """
 import numpy as np
@@ -23,6 +23,7 @@ include "core/alu.pxi"
 include "core/timing.pxi"
 include "core/ring.pxi"
 include "core/decode.pxi"
+include "core/periph.pxi"
 include "core/execute.pxi"
 include "core/ops.pxi"
 include "core/schedule.pxi"
@@ -42,10 +43,19 @@ ERRORS = {ERR_NONE: "none", ERR_ILLEGAL: "illegal instruction",
           ERR_DELAY_SLOT: "branch, call, return, trap, repeat or IDLE in the delay slots of a delayed branch",
           ERR_RPTS_TARGET: "RPTS cannot repeat a branch, call, return, trap, repeat or IDLE",
           ERR_HOST: "host call rejected",
-          ERR_RING_MULTI: "more than one ring read or ring write in one instruction"}
+          ERR_RING_MULTI: "more than one ring read or ring write in one instruction",
+          ERR_DMA: "DMA transfer from or to an address the DMA channel cannot use (unmapped, a "
+                   "peripheral register, or a ring register other than RING_DATA)",
+          ERR_DMA_RING: "RING_DATA used by the CPU in the direction the running DMA transfer "
+                        "streams",
+          ERR_DMA_PRI: "DMA priority mode (global control bits 13-12) 01 or 10: rotating "
+                       "CPU/DMA arbitration is not modelled (00: CPU first, 11: DMA first)"}
 STALL_CAUSES = ("branch", "register_conflict", "memory_wait", "bus_conflict",
                 "ring_read", "ring_write", "host_call")
 REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
+#: interrupt flags by IF bit (guide 3.1.8)
+INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "RINT1",
+                   "TINT0", "TINT1", "DINT")
 
 #: instructions simulated between two checks for Ctrl-C (a few milliseconds)
 RUN_SLICE = 1 << 20
@@ -76,7 +86,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     n.instret = 0
     for i in range(NSTALL):
         n.stall[i] = 0
-    for i in range(NREGION):
+    for i in range(NREGION_ALL):
         n.acc_read[i] = 0
         n.acc_write[i] = 0
         n.acc_fetch[i] = 0
@@ -91,6 +101,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     cache_clear(n)
     n.pend_valid = 0
     n.lb = 0
+    periph_reset(n)
 
 
 cdef class Machine:
@@ -119,6 +130,7 @@ cdef class Machine:
                 raise MemoryError(f"cannot allocate the memory of node {i}")
             for j, wv in enumerate(waits):
                 n.wait[j] = wv
+            n.wait[RG_PERIPH] = 0       # peripheral registers: no wait states
             n.hostcall_cycles = hostcall_cycles
             n.node_id = i
             n.node_count = count
@@ -159,7 +171,7 @@ cdef class Machine:
         if count == 0:
             return NULL
         rg2 = region_of(n, addr + count - 1)
-        if rg == RG_NONE or rg == RG_RINGIO or rg2 != rg or count > (1 << 24):
+        if rg >= RG_RINGIO or rg2 != rg or count > (1 << 24):
             raise ValueError(f"address range 0x{addr:06X}..0x{addr + count - 1:06X} is not "
                              "inside one memory region")
         return word_ptr(n, addr, rg)
@@ -208,8 +220,7 @@ cdef class Machine:
             return True
         if count > (1 << 24):       # addr + count - 1 would wrap round
             return False
-        return rg != RG_NONE and rg != RG_RINGIO and region_of(n, addr + count - 1) != RG_NONE \
-            and region_of(n, addr + count - 1) != RG_RINGIO and \
+        return rg < RG_RINGIO and region_of(n, addr + count - 1) < RG_RINGIO and \
             (region_of(n, addr + count - 1) == rg or (rg in (RG_RAM0, RG_RAM1)))
 
     # -- registers -------------------------------------------------------------
@@ -358,7 +369,20 @@ cdef class Machine:
             "ring": {"sent": n.ring_sent, "received": n.ring_received,
                      "forwarded": n.ring_forwarded},
             "host_calls": n.host_calls,
+            "periph": {
+                "dma_words": n.p.dma_words,
+                "cpu_lost_to_dma": n.p.cpu_lost,
+                "dma_lost_to_cpu": n.p.dma_lost,
+                "dma_ring_wait": n.p.dma_ring_wait,
+                "idle_cycles": n.p.idle_cycles,
+                "interrupts": {INTERRUPT_NAMES[k]: n.p.ints[k] for k in range(11)},
+            },
         }
+
+    def dma_waiting(self, int i):
+        """True if node i waits for the ring because of its DMA channel."""
+        cdef Node* n = self._node(i)
+        return bool(n.p.dma_wait) and n.status in (ST_RING_READ, ST_RING_WRITE)
 
     def set_link_latency(self, int i, int64_t cycles):
         """Cycles of the hop out of node i (default 1)."""

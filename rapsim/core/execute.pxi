@@ -204,6 +204,7 @@ cdef inline int take_interrupt(Node* n) noexcept nogil:
     sp = add24(n.r[RAP_REG_SP], 1)
     if plain_write(n, sp & 0xFFFFFF, n.pc, &acc) or plain_read(n, b + 1, &v, &acc):
         return fail(n, ERR_WRITE, n.pc, 0, sp & 0xFFFFFF)
+    n.p.ints[b] += 1
     n.r[RAP_REG_SP] = sp
     n.r[RAP_REG_ST] &= ~ST_GIE
     n.pc = v & 0xFFFFFF
@@ -240,6 +241,13 @@ cdef int step(Node* n) noexcept nogil:
     cdef uint32_t newar[6]
     cdef int in_slot, occ, wait_part, conf_part, extra, ew
     cdef int rpts_was = n.rpts
+    cdef int64_t dma_delay = 0
+
+    # -- on-chip peripherals: catch the timers and the DMA up (periph.pxi)
+    if n.periph_on:
+        err = periph_before(n)
+        if err:
+            return n.status if err == PERIPH_NO_INSTRUCTION else err
 
     # -- interrupts at an instruction boundary (not in RPTS or delay slots)
     if (n.r[RAP_REG_ST] & ST_GIE) and (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF) \
@@ -258,7 +266,7 @@ cdef int step(Node* n) noexcept nogil:
         pc = n.rpts_pc
     else:
         rg = region_of(n, pc)
-        if rg == RG_NONE or rg == RG_RINGIO:
+        if rg >= RG_RINGIO:
             return fail(n, ERR_FETCH, pc, 0, pc)
         d = decoded_at(n, pc)
         if d == NULL:
@@ -301,7 +309,10 @@ cdef int step(Node* n) noexcept nogil:
             if rg == RG_NONE:
                 return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
             special = 1
-            if a == RAP_RING_DATA:
+            if rg == RG_PERIPH:
+                if not periph_register(a):
+                    return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
+            elif a == RAP_RING_DATA:
                 if (d.addr_w >> k) & 1:
                     if ring_wr >= 0:
                         return fail(n, ERR_RING_MULTI, pc, d.word, a)
@@ -322,9 +333,18 @@ cdef int step(Node* n) noexcept nogil:
     # The read (and a write in the same instruction) happen at cycle t_ring:
     # t_read - t cycles waiting for the word, t_ring - t_read for the output
     # latch (ring.pxi).
+    if n.periph_on:
+        # a DMA access in progress holds its resource (periph.pxi)
+        err = periph_cpu_wait(n, d, c.rgs, fetch_rg, t, &dma_delay)
+        if err:
+            return err
+        t += dma_delay
     t_ring = t
     t_read = t
     if special:
+        if n.periph_on and (ring_rd >= 0 or ring_wr >= 0) and dma_ring_clash(n, ring_rd >= 0,
+                                                                           ring_wr >= 0):
+            return fail(n, ERR_DMA_RING, pc, d.word, RAP_RING_DATA)
         if ring_rd >= 0 and n.fwd_count > 0:
             if ring_wr >= 0:
                 return fail(n, ERR_RING_MULTI, pc, d.word, RAP_RING_DATA)
@@ -372,6 +392,8 @@ cdef int step(Node* n) noexcept nogil:
                     c.mv[i] = n.fwd_count
                 elif a == RAP_HOST_CALL:
                     c.mv[i] = n.hostcall_addr
+            elif rg == RG_PERIPH:
+                c.mv[i] = periph_read(n, c.ea[i], t_ring)
             else:
                 c.mv[i] = word_ptr(n, c.ea[i], rg)[0]
             n.acc_read[rg] += 1
@@ -409,6 +431,9 @@ cdef int step(Node* n) noexcept nogil:
     n.stall[SC_RING_WRITE] += t_ring - t_read
     n.cycle = t_ring + (occ if occ > c.base else c.base)
     n.instret += 1
+    if n.periph_on:
+        n.p.cpu_lost += dma_delay
+        periph_note_cpu(n, &c.acc, t_ring)
     if d.writes:
         note_group_writes(n, d.writes, n.cycle)
 
