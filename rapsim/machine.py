@@ -222,7 +222,9 @@ class Simulator:
             res.messages += [self._node_state(n) for n in range(self.nodes)]
         elif event == "idle":
             res.messages.append(f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
-                                " and no interrupt can wake it (no interrupt source is modelled)")
+                                " and no interrupt can wake it (IE enables no pending interrupt, "
+                                "no counting timer's TINT and no running DMA transfer's DINT with "
+                                "TCINT)")
         elif event == "limit":
             res.messages.append(f"cycle limit of {limit} reached before the program finished "
                                 "(a runaway program? raise --max-cycles)")
@@ -329,6 +331,8 @@ class Simulator:
             what = {"ring-read": "waits to read from the ring",
                     "ring-write": "waits to write to the ring (output latch full)",
                     "ring-sync": "waits on RING_STAT for a neighbour"}[st]
+            if self.core.dma_waiting(n):
+                what = "its DMA channel " + what
             up = (n - 1) % self.nodes
             down = (n + 1) % self.nodes
             other = up if st == "ring-read" else down
@@ -453,7 +457,10 @@ class Simulator:
     # -- counters -----------------------------------------------------------------
     def counters(self, node: int = 0) -> dict:
         c = self.core.counters(node)
-        c["stall_cycles"] = sum(c["stalls"].values())
+        # cycles = instructions + stall_cycles: the cycles the CPU waited for
+        # a DMA access and slept in IDLE count too (counters()["periph"])
+        c["stall_cycles"] = sum(c["stalls"].values()) + c["periph"]["cpu_lost_to_dma"] \
+            + c["periph"]["idle_cycles"]
         c["status"] = self.core.status(node)
         c["pc"] = self.core.get_pc(node)
         return c

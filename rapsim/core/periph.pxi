@@ -524,13 +524,18 @@ cdef int periph_cpu_wait(Node* n, Decoded* d, int* rgs, int fetch_rg, int64_t t,
 
 cdef void periph_note_cpu(Node* n, Acc* a, int64_t t) noexcept nogil:
     """After an instruction that issued at t: until when its accesses hold
-    each resource (the DMA waits for them with CPU priority)."""
+    each resource (the DMA waits for them with CPU priority); a resource the
+    instruction does not use is not held (T_PAST)."""
     cdef Periph* p = &n.p
-    p.cpu_hold[RS_PRIMARY] = t + a.bus_n[BUS_PRIMARY] + a.bus_wait[BUS_PRIMARY]
-    p.cpu_hold[RS_EXPANSION] = t + a.bus_n[BUS_EXPANSION] + a.bus_wait[BUS_EXPANSION]
-    p.cpu_hold[RS_PERIPH] = t + a.bus_n[BUS_PERIPH]
-    p.cpu_hold[RS_RAM0] = t + (a.blk_n[0] >> 1)     # a free port is left for the DMA
-    p.cpu_hold[RS_RAM1] = t + (a.blk_n[1] >> 1)
+    cdef int u[NRES]
+    cdef int r
+    u[RS_PRIMARY] = a.bus_n[BUS_PRIMARY] + a.bus_wait[BUS_PRIMARY]
+    u[RS_EXPANSION] = a.bus_n[BUS_EXPANSION] + a.bus_wait[BUS_EXPANSION]
+    u[RS_PERIPH] = a.bus_n[BUS_PERIPH]
+    u[RS_RAM0] = a.blk_n[0] >> 1        # one access leaves a port free for the DMA
+    u[RS_RAM1] = a.blk_n[1] >> 1
+    for r in range(NRES):
+        p.cpu_hold[r] = t + u[r] if u[r] else T_PAST
 
 
 cdef int dma_ring_clash(Node* n, int reads, int writes) noexcept nogil:
