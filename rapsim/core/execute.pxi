@@ -467,10 +467,14 @@ cdef int step(Node* n) noexcept nogil:
 
 
 cdef inline int ring_wait(Node* n, Decoded* d, int fetch_rg, int status) noexcept nogil:
-    """The instruction must wait for the ring: keep it to try again."""
+    """The instruction must wait for the ring: keep it to try again (a running
+    DMA channel goes on meanwhile, periph.pxi)."""
     if d != &n.pend_ins:
         n.pend_ins = d[0]
     n.pend_valid = 1
     n.pend_fetch_rg = fetch_rg
+    if n.periph_on and n.p.dma_run:
+        if periph_background(n, status) == ST_ERROR:
+            return ST_ERROR
     n.status = status
     return status

@@ -41,9 +41,13 @@
 #  * A DMA access to RING_DATA moves a ring word with the ring's own blocking
 #    (ring.pxi): a read waits for a word, a write for the output latch; a read
 #    with RING_FWD words left also forwards the word.  When the word is not
-#    there yet in simulation order the whole node waits (status ST_RING_*,
-#    Periph.dma_wait) and is resumed like a CPU ring access; the CPU is not
-#    charged for it.
+#    there yet in simulation order, the channel waits; the CPU goes on as
+#    long as its cycle is not past the neighbour's lower bound that decides
+#    the access (it cannot see the outcome before), else the node waits
+#    (status ST_RING_*, Periph.dma_wait) and is resumed like a CPU ring
+#    access; the CPU is not charged for it.  While the CPU waits for the ring, the channel goes on
+#    up to the earliest cycle the CPU could resume (periph_background): a
+#    node may send by DMA while its CPU receives.
 
 cdef enum:
     # DMA global control register (guide 12.3.3, DMA global-control bits)
@@ -251,10 +255,11 @@ cdef int64_t dma_start(Node* n) noexcept nogil:
 
 
 cdef inline int dma_ring_wait(Node* n, int status, int64_t s, int reads) noexcept nogil:
-    n.p.dma_wait = 1
-    n.status = status
-    n.wait_t = s
-    n.wait_reads = reads
+    """The channel's ring access cannot be decided yet (ring.pxi): it waits;
+    the CPU goes on while that cannot change what it sees (periph_before)."""
+    n.p.dma_wait = status
+    n.p.dma_wait_t = s
+    n.p.dma_wait_reads = reads
     return status
 
 
@@ -265,7 +270,7 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
     cdef uint32_t a = p.dma_src if p.dma_phase == 0 else p.dma_dst
     cdef uint32_t v, flags
     cdef int rg = region_of(n, a)
-    cdef int fwd, b
+    cdef int fwd, r
     cdef int64_t when, w2, s0 = s
     cdef uint32_t pri = (p.dma_gcr >> DMA_PRI_SHIFT) & 3
     if pri == 1 or pri == 2:
@@ -311,10 +316,19 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
         p.dma_words += 1
     p.dma_wait = 0
     p.dma_synced = 0
+    p.dma_acc += 1
     p.dma_lost += p.dma_lost_next
     p.dma_ring_wait += s - s0
     p.dma_t = s + 1 + n.wait[rg]
-    p.dma_hold[resource_of(rg)] = p.dma_t
+    r = resource_of(rg)
+    p.dma_hold[r] = p.dma_t
+    if pri == 3 and p.cpu_hold[r] > s:
+        # DMA first: the access took the resource while the last instruction
+        # used it; that instruction's accesses were pushed back, and the CPU
+        # pays it before its next instruction (periph_cpu_wait)
+        w2 = p.dma_t - s if p.dma_t - s < p.cpu_hold[r] - s else p.cpu_hold[r] - s
+        p.cpu_debt += w2
+        p.cpu_hold[r] += w2
     if p.dma_phase == 0:
         if p.dma_cnt == 0:
             # the transfer that brought the counter to 0 is complete (guide 12.3.3, TC, TCINT)
@@ -410,26 +424,35 @@ cdef int periph_catch_up(Node* n, int64_t T) noexcept nogil:
     before cycle T.  0, a ring wait status or ST_ERROR."""
     cdef Periph* p = &n.p
     cdef int64_t te, td
-    cdef int st
+    cdef int st, blocked = 0
     if n.r[RAP_REG_IF] & ~p.if_known:
         # flags the CPU set since the last catch-up: there from its cycle on
         if p.flag_t < p.caught:
             p.flag_t = p.caught
     while True:
         te = p.tim_next[0] if p.tim_next[0] < p.tim_next[1] else p.tim_next[1]
-        td = dma_start(n)
+        td = T_NEVER if blocked else dma_start(n)
         if td < T and td <= te:
             if dma_needs_sync(p) and not p.dma_synced:
                 dma_take_sync(n)
                 p.dma_synced = 1
             st = dma_access(n, td)
-            if st:
+            if st == ST_ERROR:
                 return st
+            if st:
+                blocked = st            # the timers go on
             continue
         if te < T:
             timer_event(n, 0 if p.tim_next[0] == te else 1)
             continue
         break
+    if blocked:
+        return blocked
+    if td < T_NEVER and p.dma_lost_next > 0 and p.dma_t < T:
+        # the CPU holds the resource of the next access up to T or later: it
+        # cannot start before T (and the wait so far is counted now)
+        p.dma_lost += T - (td - p.dma_lost_next)
+        p.dma_t = T
     p.caught = T
     p.if_known = n.r[RAP_REG_IF]
     return 0
@@ -454,10 +477,20 @@ cdef int periph_before(Node* n) noexcept nogil:
     instruction or the interrupt), PERIPH_NO_INSTRUCTION (still in IDLE), a
     ring wait status, ST_ERROR or ST_IDLE (nothing can wake it any more)."""
     cdef Periph* p = &n.p
-    cdef int64_t tn, td
+    cdef int64_t tn, td, horizon = T_NEVER
     cdef int st = periph_catch_up(n, n.cycle)
-    if st:
+    if st == ST_ERROR:
         return st
+    if st:
+        # the DMA waits for a ring word or room that another node's future
+        # access decides, not before that node's lower bound: an instruction
+        # at or before it cannot see the outcome and goes on
+        horizon = dma_ring_horizon(n, st)
+        if n.cycle > horizon:
+            n.status = st
+            n.wait_t = p.dma_wait_t
+            n.wait_reads = p.dma_wait_reads
+            return st
     if not p.idle:
         return 0
     if n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & IF_CPU_MASK:
@@ -470,7 +503,7 @@ cdef int periph_before(Node* n) noexcept nogil:
         n.status = ST_IDLE
         return ST_IDLE
     tn = p.tim_next[0] if p.tim_next[0] < p.tim_next[1] else p.tim_next[1]
-    td = dma_start(n)
+    td = horizon if st else dma_start(n)
     if td < tn:
         tn = td
     if tn >= T_NEVER:
@@ -518,7 +551,8 @@ cdef int periph_cpu_wait(Node* n, Decoded* d, int* rgs, int fetch_rg, int64_t t,
     for k in range(2):
         if blk[k] >= 2 and p.dma_hold[RS_RAM0 + k] - t > w:
             w = p.dma_hold[RS_RAM0 + k] - t
-    delay[0] = w
+    delay[0] = w + p.cpu_debt
+    p.cpu_debt = 0
     return 0
 
 
@@ -551,3 +585,30 @@ cdef int dma_ring_clash(Node* n, int reads, int writes) noexcept nogil:
     fixed_dst = p.dma_dst == RAP_RING_DATA and \
         ((p.dma_gcr & DMA_INCDST) != 0) == ((p.dma_gcr & DMA_DECDST) != 0)
     return (reads and fixed_src) or (writes and (fixed_dst or (fixed_src and n.fwd_count > 0)))
+
+
+cdef inline int64_t dma_ring_horizon(Node* n, int status) noexcept nogil:
+    """The earliest cycle a blocked DMA ring access can happen at: a word
+    comes one hop after the upstream node's next write, room after the
+    downstream node's next read (their lower bounds, schedule.pxi)."""
+    if status == ST_RING_READ:
+        return n.up.lb + n.rin.latency
+    return n.down.lb
+
+
+cdef int periph_background(Node* n, int status) noexcept nogil:
+    """The CPU waits for the ring (status): the DMA channel and the timers go
+    on, up to the earliest cycle the CPU could go on (a word read needs the
+    upstream node's write; room to write needs the downstream node's read:
+    their lower bounds, schedule.pxi).  0 or ST_ERROR."""
+    cdef int64_t B
+    if status == ST_RING_READ:
+        B = i64max(n.cycle, n.up.lb + n.rin.latency)
+    elif status == ST_RING_WRITE:
+        B = i64max(n.cycle, n.down.lb)
+    else:
+        return 0
+    if periph_catch_up(n, B) == ST_ERROR:
+        return ST_ERROR
+    n.p.dma_wait = 0                    # the node waits for its CPU's access
+    return 0

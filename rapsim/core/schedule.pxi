@@ -39,6 +39,8 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
     waits for a word on its input link, a write for room on its output link
     or a rotation; a RING_STAT wait for its neighbours' clocks, which are
     not tracked: always tried again.)"""
+    if n.periph_on and n.p.dma_run:
+        return 1            # its DMA channel may go on (periph.pxi)
     if n.status == ST_RING_READ:
         return n.rin.count > 0
     if n.status == ST_RING_WRITE:
@@ -66,7 +68,8 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
     later; a node waiting on RING_STAT at the bound step() gave it; a node
     waiting for data acts no earlier than one hop after its upstream node can
     write; a node waiting for room no earlier than its downstream node can
-    read; a stopped node never acts (T_NEVER).  Waiting nodes whose chain of
+    read (or its running DMA channel's next access, if earlier); a stopped
+    node never acts (T_NEVER).  Waiting nodes whose chain of
     waits ends at a stopped node, or runs round the whole ring, never act
     either: they are deadlocked (lb == T_NEVER)."""
     cdef int i, it, changed
@@ -85,16 +88,18 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
         changed = 0
         for i in range(count):
             n = &nodes[i]
+            b = T_NEVER
             if n.status == ST_RING_READ:
-                if n.up.lb >= T_NEVER:
-                    continue
-                b = i64max(n.cycle, n.up.lb + n.rin.latency)
+                if n.up.lb < T_NEVER:
+                    b = i64max(n.cycle, n.up.lb + n.rin.latency)
             elif n.status == ST_RING_WRITE:
-                if n.down.lb >= T_NEVER:
-                    continue
-                b = i64max(n.cycle, n.down.lb)
+                if n.down.lb < T_NEVER:
+                    b = i64max(n.cycle, n.down.lb)
             else:
                 continue
+            if n.periph_on and n.p.dma_run:
+                # its DMA channel goes on while the CPU waits (periph.pxi)
+                b = min(b, i64max(n.cycle, n.p.dma_t))
             if b != n.lb:
                 n.lb = b
                 changed = 1
@@ -141,7 +146,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
     call not served yet) is reported again at once: the machine cannot go on
     without it."""
     cdef int j, i, progress, active, st, ev
-    cdef uint64_t before
+    cdef uint64_t before, before_dma
     cdef int64_t lim
     cdef Node* n
     for i in range(count):
@@ -163,11 +168,12 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             if n.status != ST_RUNNING:
                 continue
             before = n.instret
+            before_dma = n.p.dma_acc
             lim = limit
             if quantum > 0 and n.cycle + quantum < limit:
                 lim = n.cycle + quantum
             st = run_node(n, lim, budget)
-            if n.instret != before:
+            if n.instret != before or n.p.dma_acc != before_dma:
                 progress = 1
             ev = stop_event(st)
             if ev >= 0:
@@ -195,9 +201,10 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
         lower_bounds(nodes, count)
         for i in range(count):
             n = &nodes[i]
-            if n.status == ST_RING_SYNC:
+            if n.status == ST_RING_SYNC or (waiting(n.status) and n.periph_on and n.p.dma_run):
                 n.status = ST_RUNNING
                 before = n.instret
+                before_dma = n.p.dma_acc
                 st = run_node(n, limit, budget)
                 ev = stop_event(st)
                 if ev >= 0:
@@ -205,7 +212,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                     return ev
                 if budget[0] <= 0:
                     return EV_YIELD
-                if n.instret != before:
+                if n.instret != before or n.p.dma_acc != before_dma:
                     progress = 1
                     break
         if progress:

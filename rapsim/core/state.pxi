@@ -151,10 +151,13 @@ cdef struct Periph:
     int dma_phase           # 0: the next access is the read, 1: the write of dma_word
     uint32_t dma_word
     int64_t dma_t           # earliest cycle of the channel's next access
-    int dma_wait            # the node waits for the ring because of its DMA (status ST_RING_*)
+    int dma_wait            # the channel waits for the ring (ST_RING_READ/WRITE), else 0
+    int64_t dma_wait_t      # ... from this cycle
+    int dma_wait_reads      # ... in a read-and-forward
     int dma_synced          # the synchronising interrupt of the next access was taken
     int dma_halt            # START = 10 written between a read and its write: halt after the write
     int64_t dma_lost_next   # cycles the next access waits for the CPU
+    int64_t cpu_debt        # DMA priority: cycles the DMA took from the last instruction
     int64_t flag_t          # cycle from which the interrupt flags now set are there
     int64_t caught          # the cycle the peripherals were last caught up to
     uint32_t if_known       # IF after that catch-up
@@ -169,6 +172,7 @@ cdef struct Periph:
     int idle                # IDLE waits for an interrupt a peripheral will raise
     # counters
     uint64_t dma_words
+    uint64_t dma_acc        # DMA accesses (the scheduler's measure of progress)
     uint64_t dma_lost       # cycles the DMA waited for the CPU
     uint64_t cpu_lost       # cycles the CPU waited for the DMA
     uint64_t dma_ring_wait  # cycles the DMA waited for the ring
