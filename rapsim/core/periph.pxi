@@ -247,8 +247,11 @@ cdef int64_t dma_start(Node* n) noexcept nogil:
     rg = region_of(n, a)
     s = t0
     if rg < NREGION and ((p.dma_gcr >> DMA_PRI_SHIFT) & 3) == 0:
+        # the CPU's last instruction holds the resource from cpu_from to
+        # cpu_hold (an access earlier than that instruction: the DMA is
+        # behind the CPU after a ring wait; earlier instructions are not kept)
         r = resource_of(rg)
-        if p.cpu_hold[r] > s:
+        if p.cpu_from[r] <= s < p.cpu_hold[r]:
             s = p.cpu_hold[r]
     p.dma_lost_next = s - t0
     return s
@@ -322,7 +325,7 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
     p.dma_t = s + 1 + n.wait[rg]
     r = resource_of(rg)
     p.dma_hold[r] = p.dma_t
-    if pri == 3 and p.cpu_hold[r] > s:
+    if pri == 3 and p.cpu_from[r] <= s < p.cpu_hold[r]:
         # DMA first: the access took the resource while the last instruction
         # used it; that instruction's accesses were pushed back, and the CPU
         # pays it before its next instruction (periph_cpu_wait)
@@ -569,6 +572,7 @@ cdef void periph_note_cpu(Node* n, Acc* a, int64_t t) noexcept nogil:
     u[RS_RAM0] = a.blk_n[0] >> 1        # one access leaves a port free for the DMA
     u[RS_RAM1] = a.blk_n[1] >> 1
     for r in range(NRES):
+        p.cpu_from[r] = t
         p.cpu_hold[r] = t + u[r] if u[r] else T_PAST
 
 

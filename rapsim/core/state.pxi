@@ -161,7 +161,8 @@ cdef struct Periph:
     int64_t flag_t          # cycle from which the interrupt flags now set are there
     int64_t caught          # the cycle the peripherals were last caught up to
     uint32_t if_known       # IF after that catch-up
-    int64_t cpu_hold[5]     # per resource (RS_*): the CPU holds it until this cycle
+    int64_t cpu_from[5]     # per resource (RS_*): the CPU's last instruction holds it from
+    int64_t cpu_hold[5]     # this cycle until this one
     int64_t dma_hold[5]     # per resource: the DMA holds it until this cycle
     uint32_t tim_gcr[2]
     uint32_t tim_prd[2]
