@@ -324,6 +324,7 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
     p.dma_ring_wait += s - s0
     p.dma_t = s + 1 + n.wait[rg]
     r = resource_of(rg)
+    p.dma_from[r] = s
     p.dma_hold[r] = p.dma_t
     if pri == 3 and p.cpu_from[r] <= s < p.cpu_hold[r]:
         # DMA first: the access took the resource while the last instruction
@@ -522,8 +523,8 @@ cdef int periph_before(Node* n) noexcept nogil:
 
 cdef int periph_cpu_wait(Node* n, Decoded* d, int* rgs, int fetch_rg, int64_t t,
                          int64_t* delay) noexcept nogil:
-    """Cycles an instruction issuing at t waits for DMA accesses holding the
-    resources it needs: its fetch and its memory operands (an on-chip block
+    """Cycles an instruction issuing at t waits for DMA accesses in progress
+    at t holding the resources it needs: its fetch and its memory operands (an on-chip block
     only when it takes both ports).  With DMA priority the DMA's accesses
     that start at t go first.  0, or a ring wait status / ST_ERROR from the
     DMA."""
@@ -541,7 +542,7 @@ cdef int periph_cpu_wait(Node* n, Decoded* d, int* rgs, int fetch_rg, int64_t t,
         r = resource_of(fetch_rg)
         if r >= RS_RAM0:
             blk[r - RS_RAM0] += 1
-        elif p.dma_hold[r] - t > w:
+        elif p.dma_from[r] <= t and p.dma_hold[r] - t > w:
             w = p.dma_hold[r] - t
     if d.access:
         for k in range(d.naddr):
@@ -549,10 +550,10 @@ cdef int periph_cpu_wait(Node* n, Decoded* d, int* rgs, int fetch_rg, int64_t t,
             r = resource_of(rgs[i])
             if r >= RS_RAM0:
                 blk[r - RS_RAM0] += 1
-            elif p.dma_hold[r] - t > w:
+            elif p.dma_from[r] <= t and p.dma_hold[r] - t > w:
                 w = p.dma_hold[r] - t
     for k in range(2):
-        if blk[k] >= 2 and p.dma_hold[RS_RAM0 + k] - t > w:
+        if blk[k] >= 2 and p.dma_from[RS_RAM0 + k] <= t and p.dma_hold[RS_RAM0 + k] - t > w:
             w = p.dma_hold[RS_RAM0 + k] - t
     delay[0] = w + p.cpu_debt
     p.cpu_debt = 0

@@ -163,7 +163,8 @@ cdef struct Periph:
     uint32_t if_known       # IF after that catch-up
     int64_t cpu_from[5]     # per resource (RS_*): the CPU's last instruction holds it from
     int64_t cpu_hold[5]     # this cycle until this one
-    int64_t dma_hold[5]     # per resource: the DMA holds it until this cycle
+    int64_t dma_from[5]     # per resource: the DMA's last access on it holds it from
+    int64_t dma_hold[5]     # this cycle until this one
     uint32_t tim_gcr[2]
     uint32_t tim_prd[2]
     uint32_t tim_cnt[2]     # counter value at cycle tim_t
