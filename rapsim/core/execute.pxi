@@ -333,12 +333,6 @@ cdef int step(Node* n) noexcept nogil:
     # The read (and a write in the same instruction) happen at cycle t_ring:
     # t_read - t cycles waiting for the word, t_ring - t_read for the output
     # latch (ring.pxi).
-    if n.periph_on:
-        # a DMA access in progress holds its resource (periph.pxi)
-        err = periph_cpu_wait(n, d, c.rgs, fetch_rg, t, &dma_delay)
-        if err:
-            return err
-        t += dma_delay
     t_ring = t
     t_read = t
     if special:
@@ -364,8 +358,18 @@ cdef int step(Node* n) noexcept nogil:
             if not ring_stat(n, t, &c.mv[ring_stat_i]):
                 # no ring-data access of this node before t (t + 1 if this
                 # instruction has none): the bound its neighbours' RING_STAT use
-                n.lb = t if (ring_rd >= 0 or ring_wr >= 0) else t + 1
+                n.lb = periph_lb(n, t if (ring_rd >= 0 or ring_wr >= 0) else t + 1)
                 return ring_wait(n, d, fetch_rg, ST_RING_SYNC)
+    if n.periph_on:
+        # a DMA access in progress when the instruction's accesses start (at
+        # t_ring, after any ring wait) holds its resource: they all wait
+        # (periph.pxi; counted apart from the ring stalls)
+        err = periph_cpu_wait(n, d, c.rgs, fetch_rg, t_ring, &dma_delay)
+        if err == ST_ERROR:
+            return err
+        if err:
+            return ring_wait(n, d, fetch_rg, err)
+        t_ring += dma_delay
     n.pend_valid = 0
 
     # -- read memory operands
@@ -428,7 +432,7 @@ cdef int step(Node* n) noexcept nogil:
         n.stall[SC_MEMWAIT] += ew
         n.stall[SC_BUSCONF] += extra - ew
     n.stall[SC_RING_READ] += t_read - t
-    n.stall[SC_RING_WRITE] += t_ring - t_read
+    n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
     n.cycle = t_ring + (occ if occ > c.base else c.base)
     n.instret += 1
     if n.periph_on:

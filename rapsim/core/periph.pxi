@@ -89,6 +89,7 @@ cdef enum:
     RS_RAM1 = 4
     NRES = 5
     PERIPH_NO_INSTRUCTION = -1  # periph_before: IDLE went on waiting, no instruction this step
+    DMA_DEFER = -2              # dma_access: the ring puts the access at or after the bound
 
 
 cdef inline int resource_of(int rg) noexcept nogil:
@@ -266,15 +267,36 @@ cdef inline int dma_ring_wait(Node* n, int status, int64_t s, int reads) noexcep
     return status
 
 
-cdef int dma_access(Node* n, int64_t s) noexcept nogil:
-    """The channel's next access (its read or its write), starting at s.
-    0, a ring wait status (nothing was changed) or ST_ERROR."""
+cdef inline int64_t dma_after_cpu(Periph* p, int r, int64_t x) noexcept nogil:
+    """CPU priority: an access the ring moved to cycle x waits for the CPU's
+    last instruction's hold of resource r."""
+    if ((p.dma_gcr >> DMA_PRI_SHIFT) & 3) == 0 and p.cpu_from[r] <= x < p.cpu_hold[r]:
+        return p.cpu_hold[r]
+    return x
+
+
+cdef inline int dma_defer(Node* n, int64_t s0, int64_t when, int64_t s) noexcept nogil:
+    """A ring access the ring (when) and the CPU put at cycle s, at or after
+    the catch-up's bound: it is done later (the CPU's instruction at that
+    cycle goes first), from s on."""
+    cdef Periph* p = &n.p
+    p.dma_lost += p.dma_lost_next + (s - when)
+    p.dma_lost_next = 0
+    p.dma_ring_wait += when - s0
+    p.dma_t = s
+    return DMA_DEFER
+
+
+cdef int dma_access(Node* n, int64_t s, int64_t T) noexcept nogil:
+    """The channel's next access (its read or its write), starting at s (< T).
+    0, a ring wait status (nothing was changed), DMA_DEFER (the ring puts it
+    at T or later: nothing was changed) or ST_ERROR."""
     cdef Periph* p = &n.p
     cdef uint32_t a = p.dma_src if p.dma_phase == 0 else p.dma_dst
     cdef uint32_t v, flags
     cdef int rg = region_of(n, a)
     cdef int fwd, r
-    cdef int64_t when, w2, s0 = s
+    cdef int64_t when, w2, s0 = s, ring_w = 0
     cdef uint32_t pri = (p.dma_gcr >> DMA_PRI_SHIFT) & 3
     if pri == 1 or pri == 2:
         p.dma_run = 0
@@ -291,7 +313,11 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
                 if not ring_write_ready(n.rout, when, &w2):
                     return dma_ring_wait(n, ST_RING_WRITE, s, 1)
                 when = w2
-            s = when
+            s = dma_after_cpu(p, RS_EXPANSION, when)
+            if s >= T:
+                return dma_defer(n, s0, when, s)
+            ring_w = when - s0
+            p.dma_lost_next += s - when
             v = ring_take(n.rin, s)
             n.ring_received += 1
             if fwd:
@@ -308,7 +334,11 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
         if rg == RG_RINGIO:
             if not ring_write_ready(n.rout, s, &when):
                 return dma_ring_wait(n, ST_RING_WRITE, s, 0)
-            s = when
+            s = dma_after_cpu(p, RS_EXPANSION, when)
+            if s >= T:
+                return dma_defer(n, s0, when, s)
+            ring_w = when - s0
+            p.dma_lost_next += s - when
             ring_put(n.rout, p.dma_word, s)
             n.ring_sent += 1
         else:
@@ -321,7 +351,7 @@ cdef int dma_access(Node* n, int64_t s) noexcept nogil:
     p.dma_synced = 0
     p.dma_acc += 1
     p.dma_lost += p.dma_lost_next
-    p.dma_ring_wait += s - s0
+    p.dma_ring_wait += ring_w
     p.dma_t = s + 1 + n.wait[rg]
     r = resource_of(rg)
     p.dma_from[r] = s
@@ -428,22 +458,24 @@ cdef int periph_catch_up(Node* n, int64_t T) noexcept nogil:
     before cycle T.  0, a ring wait status or ST_ERROR."""
     cdef Periph* p = &n.p
     cdef int64_t te, td
-    cdef int st, blocked = 0
+    cdef int st, blocked = 0, deferred = 0
     if n.r[RAP_REG_IF] & ~p.if_known:
         # flags the CPU set since the last catch-up: there from its cycle on
         if p.flag_t < p.caught:
             p.flag_t = p.caught
     while True:
         te = p.tim_next[0] if p.tim_next[0] < p.tim_next[1] else p.tim_next[1]
-        td = T_NEVER if blocked else dma_start(n)
+        td = T_NEVER if blocked or deferred else dma_start(n)
         if td < T and td <= te:
             if dma_needs_sync(p) and not p.dma_synced:
                 dma_take_sync(n)
                 p.dma_synced = 1
-            st = dma_access(n, td)
+            st = dma_access(n, td, T)
             if st == ST_ERROR:
                 return st
-            if st:
+            if st == DMA_DEFER:
+                deferred = 1
+            elif st:
                 blocked = st            # the timers go on
             continue
         if te < T:
@@ -452,7 +484,7 @@ cdef int periph_catch_up(Node* n, int64_t T) noexcept nogil:
         break
     if blocked:
         return blocked
-    if td < T_NEVER and p.dma_lost_next > 0 and p.dma_t < T:
+    if not deferred and td < T_NEVER and p.dma_lost_next > 0 and p.dma_t < T:
         # the CPU holds the resource of the next access up to T or later: it
         # cannot start before T (and the wait so far is counted now)
         p.dma_lost += T - (td - p.dma_lost_next)
@@ -617,3 +649,12 @@ cdef int periph_background(Node* n, int status) noexcept nogil:
         return ST_ERROR
     n.p.dma_wait = 0                    # the node waits for its CPU's access
     return 0
+
+
+cdef inline int64_t periph_lb(Node* n, int64_t b) noexcept nogil:
+    """A node's lower bound b on the cycle of its next ring-data access, made
+    to hold for its DMA channel too: the channel is caught up only before
+    each instruction, so its next access may lie before the node's cycle."""
+    if n.periph_on and n.p.dma_run and n.p.dma_t < b:
+        return n.p.dma_t
+    return b

@@ -58,7 +58,7 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
         budget[0] -= 1
         step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
-        n.lb = n.cycle
+        n.lb = periph_lb(n, n.cycle)
     return n.status
 
 
@@ -78,9 +78,9 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
     for i in range(count):
         n = &nodes[i]
         if n.status == ST_RUNNING or n.status == ST_HOSTCALL:
-            n.lb = n.cycle
+            n.lb = periph_lb(n, n.cycle)
         elif n.status == ST_RING_SYNC:
-            n.lb = i64max(n.lb, n.cycle)
+            n.lb = periph_lb(n, i64max(n.lb, n.cycle))
         else:
             n.lb = T_NEVER      # stopped, or waiting: resolved below
     # a waiter's bound is final once its neighbour's is: at most count rounds

@@ -425,3 +425,48 @@ def test_programs_without_peripherals_count_nothing_there():
     p = periph(sim)
     assert all(v == 0 for k, v in p.items() if k != "interrupts")
     assert not any(p["interrupts"].values())
+
+
+# --- the simulation order changes nothing ------------------------------------------------
+
+def _finish_all(sim, order, quantum, limit=20_000):
+    """Run until every node has reached its SWI; each node's counters then."""
+    done = {}
+    for _ in range(sim.nodes + 1):
+        res = sim.run(max_cycles=limit, quantum=quantum, order=order)
+        if res.event != "break":
+            break
+        c = sim.counters(res.node)
+        done[res.node] = (c["cycles"], c["instructions"], c["stalls"], c["periph"], c["ring"])
+        sim.core.finish_hostcall(res.node, 0, exited=True)     # let the others go on
+    return done
+
+
+SHIFT = (dma_setup(SRAM_A, 0x800000, 8) + dma_go(INCSRC | TC | START)
+         + ld(0x800000, "AR1") + ld(SRAM_B, "AR2") + "        LDI 7, AR3\n"
+         + "rd:     LDI *AR1, R0\n        STI R0, *AR2++\n        DBU AR3, rd\n" + WAIT
+         + "        SWI\n")
+BCAST = (ld(0x800000, "AR1") + "        LDI *+AR1(3), R1\n        CMPI 0, R1\n        BNZ recv\n"
+         + ld(SRAM_A, "AR2") + "        LDI 7, AR3\nsnd:    LDI *AR2++, R0\n        STI R0, *AR1\n"
+         "        DBU AR3, snd\n        SWI\n"
+         "recv:   CMPI 3, R1\n        BZ nofwd\n        LDI 8, R0\n        STI R0, *+AR1(2)\n"
+         "nofwd:  " + dma_setup(0x800000, SRAM_B, 8).lstrip() + dma_go(INCDST | TC | START)
+         + "        RPTS 20\n        NOP\n" + WAIT + "        SWI\n")
+
+
+@pytest.mark.parametrize("body", [SHIFT, BCAST], ids=["shift", "broadcast"])
+def test_dma_on_the_ring_is_independent_of_the_simulation_order(body):
+    outcomes = []
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]):
+        for quantum in (0, 1, 5):
+            sim = ring_sim(4, body)
+            for n in range(4):
+                sim.write(SRAM_A, [100 * n + k for k in range(8)], node=n)
+            done = _finish_all(sim, order, quantum)
+            assert len(done) == 4
+            outcomes.append(done)
+    assert all(o == outcomes[0] for o in outcomes)
+    # every receiver got node 0's words (broadcast) or its upstream's (shift)
+    for n in range(1, 4):
+        up = 0 if body is BCAST else n - 1
+        assert [int(w) for w in sim.read(SRAM_B, 8, n)] == [100 * up + k for k in range(8)]
