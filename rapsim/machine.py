@@ -456,6 +456,12 @@ class Simulator:
 
     # -- counters -----------------------------------------------------------------
     def counters(self, node: int = 0) -> dict:
+        """Every counter of a node: cycles, instructions, stalls by cause,
+        accesses per region, cache, ring, host calls, and under "periph" the
+        on-chip peripherals' (DMA words, cycles the CPU lost to the DMA and
+        the DMA to the CPU, the DMA's ring waits, IDLE cycles, interrupts
+        taken per source); plus stall_cycles (cycles - instructions), the
+        status and the PC."""
         c = self.core.counters(node)
         # cycles = instructions + stall_cycles: the cycles the CPU waited for
         # a DMA access and slept in IDLE count too (counters()["periph"])
@@ -466,12 +472,16 @@ class Simulator:
         return c
 
     def machine_counters(self) -> dict:
-        """Per-node counters plus machine totals and ring utilisation (words
+        """Per-node counters plus machine totals (the peripherals' counters
+        summed over the nodes under "periph") and ring utilisation (words
         moved over all links / (links x cycles): 1.0 = every link busy every
         cycle)."""
         per = [self.counters(n) for n in range(self.nodes)]
         cycles = max(c["cycles"] for c in per) if per else 0
         words = sum(self.core.link_words(n) for n in range(self.nodes))
+        periph = {k: sum(c["periph"][k] for c in per) for k in per[0]["periph"] if k != "interrupts"}
+        periph["interrupts"] = {k: sum(c["periph"]["interrupts"][k] for c in per)
+                                for k in per[0]["periph"]["interrupts"]}
         return {
             "nodes": per,
             "cycles": cycles,
@@ -479,4 +489,5 @@ class Simulator:
             "instructions": sum(c["instructions"] for c in per),
             "ring_words": words,
             "ring_utilisation": words / (self.nodes * cycles) if cycles else 0.0,
+            "periph": periph,
         }
