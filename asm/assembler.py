@@ -38,6 +38,7 @@ from .reloc import RelocKind
 from .textsubs import _ID, shown
 from .walker import ADDRESS_SPACE, Unit, WalkerMixin
 from rapsim.errors import Diagnostics, RapError
+from rapsim.fileio import read_regular
 
 #: Undefined names that look like registers (AR8, IR2...): reported as such.
 _NOT_A_REGISTER = re.compile(r"(?:A?R|IR)\d+", re.I)
@@ -320,8 +321,7 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
 
     @staticmethod
     def read_lines(path: str) -> list[str]:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path)
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise OSError(0, "a UTF-16 text file; save it as UTF-8", path)
         if b"\0" in data:                # an object, an image...: one message, not hundreds
