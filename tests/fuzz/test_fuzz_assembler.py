@@ -52,7 +52,7 @@ def test_generated_sources(work, text):
     _assemble(work, "        .global start\nstart:\n" + text)
 
 
-@fuzzkit.examples(ci=30, long=1500)
+@fuzzkit.examples(ci=30, long=300)
 @given(parts=st.lists(st.sampled_from(EXPANDERS + fuzzkit.TOKENS), min_size=1, max_size=6))
 def test_expansion(work, parts):
     fuzzkit.count("assembler: expansion")
