@@ -80,3 +80,14 @@ def test_dump_ranges_are_checked_at_the_boundary(tmp_path, monkeypatch, capsys, 
         rap_main(["run", img, f"--dump={spec}"], monkeypatch)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("opt", [["--hostcall-cycles", "9223372036854775807"],
+                                 ["--hostcall-cycles", "-1"],
+                                 ["--board-hop-cycles", "99999999999999999999999"]])
+def test_cycle_costs_beyond_the_range_are_refused(tmp_path, monkeypatch, capsys, opt):
+    monkeypatch.chdir(tmp_path)
+    img = _echo_argv1(tmp_path / "p.out")
+    assert rap_main(["run", img, *opt, "--nodes", "2"], monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert "0..1099511627776" in err or "1..1099511627776" in err
