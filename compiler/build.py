@@ -60,6 +60,15 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     """Lower, generate, assemble and link ``network`` for ``nodes`` nodes."""
     plan = lower(network, nodes, memory)
     source = generate(plan)
-    image = assemble(plan, source)
+    try:
+        image = assemble(plan, source)
+    except RapError as e:
+        if "PC-relative branches reach" not in str(e):
+            raise
+        # a program too large for PC-relative branches (a long chain of
+        # layers): the same program with absolute ones, cycle counts of the
+        # others unchanged
+        source = generate(plan, long_branches=True)
+        image = assemble(plan, source)
     check_layout(plan, image)
     return Program(plan, source, image)

@@ -70,11 +70,21 @@ class Var:
     sym: str
 
 
-class _Emitter:
-    """Collects the text, .data and the per-node table of the program."""
+#: the condition that skips a long branch (docs/compiler.md, "Long branches")
+_INVERSE = {"Z": "NZ", "NZ": "Z", "EQ": "NE", "NE": "EQ", "LT": "GE", "GE": "LT",
+            "LE": "GT", "GT": "LE"}
 
-    def __init__(self, nodes: int):
+
+class _Emitter:
+    """Collects the text, .data and the per-node table of the program.
+    ``long_branches``: conditional branches become a skip over an absolute
+    BR (reach: the whole address space) instead of a PC-relative Bcond
+    (reach: -32768..+32767 words), for programs too large for the latter."""
+
+    def __init__(self, nodes: int, long_branches: bool = False):
         self.nodes = nodes
+        self.long_branches = long_branches
+        self.skips = 0
         self.text: list[str] = []
         self.data: list[str] = []
         self.consts: dict[str, str] = {}
@@ -83,6 +93,19 @@ class _Emitter:
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
         self.text.append(f"{line:<48}; {comment}" if comment else line)
+
+    def branch(self, cond: str, target: str) -> None:
+        """``B<cond> target``, or with long branches ``B<not cond> skip; BR
+        target; skip:`` (TMS320C3x User's Guide 13: Bcond takes a 16-bit
+        PC-relative displacement, BR a 24-bit address)."""
+        if not self.long_branches:
+            self.ins(f"B{cond}", target)
+            return
+        self.skips += 1
+        skip = f"_lb{self.skips}"
+        self.ins(f"B{_INVERSE[cond]}", skip, comment=f"long branch: B{cond} {target}")
+        self.ins("BR", target)
+        self.label(skip)
 
     def label(self, name: str) -> None:
         self.text.append(f"{name}:")
@@ -132,9 +155,9 @@ class _Emitter:
 class _Gen:
     """Generates the program of one plan."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, long_branches: bool = False):
         self.p = plan
-        self.e = _Emitter(plan.nodes)
+        self.e = _Emitter(plan.nodes, long_branches)
         self.n = plan.nodes
 
     # -- per-node values of a layer -------------------------------------------------
@@ -423,7 +446,7 @@ class _Gen:
         else:
             self.log_outputs()
         e.ins("SUBI", "1", "R4")
-        e.ins("BNZ", label)
+        e.branch("NZ", label)
 
     def program(self) -> str:
         e, p = self.e, self.p
@@ -436,7 +459,7 @@ class _Gen:
         e.ins("NOP")
         e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
         e.ins("CMPI", str(self.n), "R0")
-        e.ins("BNE", "wrong_n")
+        e.branch("NE", "wrong_n")
         e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
         e.ins("MPYI", "NV_WORDS", "R0")
         e.ins("ADDI", "@k_nvtab", "R0")
@@ -448,13 +471,13 @@ class _Gen:
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
         e.ins("LDI", "R0", "R4", comment="R4: patterns left")
-        e.ins("BLT", "no_host")
-        e.ins("BZ", "done")
+        e.branch("LT", "no_host")
+        e.branch("Z", "done")
         self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
         e.ins("LDI", "R0", "R4")
-        e.ins("BLE", "next")
+        e.branch("LE", "next")
         self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
@@ -540,6 +563,7 @@ class _Gen:
         return "\n".join(out) + "\n"
 
 
-def generate(plan: Plan) -> str:
-    """The assembly source of ``plan``'s SPMD training program."""
-    return _Gen(plan).program()
+def generate(plan: Plan, long_branches: bool = False) -> str:
+    """The assembly source of ``plan``'s SPMD training program
+    (``long_branches``: see :class:`_Emitter`)."""
+    return _Gen(plan, long_branches).program()

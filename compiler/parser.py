@@ -27,6 +27,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from rapsim.errors import RapError
+from rapsim.fileio import read_regular
 
 from .ir import Loc, Network
 
@@ -181,7 +182,7 @@ def read_file(path, params: dict | None = None) -> Description:
     """The declarations of ``path`` and its includes (not yet checked)."""
     path = os.fspath(path)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = read_regular(path).decode("utf-8-sig")
     except FileNotFoundError:
         raise RapError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -291,7 +292,7 @@ class _Reader:
         if key in self.done:
             return                          # each file is read once
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
+            text = read_regular(path).decode("utf-8-sig")
         except OSError as e:
             self.desc.error(loc, f"cannot include {rel!r}: {e.strerror}")
             return

@@ -104,6 +104,11 @@ cdef void reset_node(Node* n) noexcept nogil:
     periph_reset(n)
 
 
+#: The most one host call may cost (rapsim.config.MAX_EXTRA_CYCLES): with run
+#: limits below 2**62 no cycle count can wrap 64 bits.
+MAX_HOSTCALL_CYCLES = 1 << 40
+
+
 cdef class Machine:
     """N simulated nodes joined by the ring (low level; see rapsim.machine)."""
     cdef Node* nodes
@@ -116,6 +121,9 @@ cdef class Machine:
         cdef Node* n
         if count < 1:
             raise ValueError("a machine needs at least one node")
+        if not 0 <= hostcall_cycles <= MAX_HOSTCALL_CYCLES:
+            raise ValueError(f"a host call costs 0..{MAX_HOSTCALL_CYCLES} cycles, "
+                             f"not {hostcall_cycles}")
         if len(waits) != NREGION or not all(0 <= w <= 255 for w in waits):
             raise ValueError(f"waits: {NREGION} wait-state counts 0..255 (SRAM, DRAM, RAM0, "
                              "RAM1, RINGIO)")
@@ -329,7 +337,9 @@ cdef class Machine:
         """Charge a host call's simulated time and let the node go on (or
         mark it exited)."""
         cdef Node* n = self._node(i)
-        n.cycle += cycles
+        if not 0 <= cycles <= MAX_HOSTCALL_CYCLES:
+            raise ValueError(f"a host call costs 0..{MAX_HOSTCALL_CYCLES} cycles, not {cycles}")
+        n.cycle += cycles           # cannot wrap: run limits stay below 2**62 (machine.NO_LIMIT)
         n.stall[SC_HOSTCALL] += cycles
         n.host_calls += 1
         n.lb = n.cycle

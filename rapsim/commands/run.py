@@ -22,6 +22,8 @@ and the instruction.
 """
 
 EXIT_MACHINE_STOPPED = 3
+#: arguments after '--' anywhere on the command line go to the program (rapsim.cli)
+PROGRAM_ARGS = True
 MAX_COUNT = 1 << 62         # the largest cycle count the simulator takes (rapsim.machine.NO_LIMIT)
 
 
@@ -59,8 +61,12 @@ def _dump_spec(text: str) -> tuple[int, int, str | None]:
     if len(parts) < 2:
         raise argparse.ArgumentTypeError(f"--dump takes ADDR:COUNT[:FILE], not {text!r}")
     addr, count = _int(parts[0]), _int(parts[1])
-    if not 0 <= addr < 1 << 24 or count < 0:
-        raise argparse.ArgumentTypeError(f"bad address or count in {text!r}")
+    if not 0 <= addr < 1 << 24:
+        raise argparse.ArgumentTypeError(f"address {parts[0]!r} of {text!r} is not a 24-bit address "
+                                         "(0..0xFFFFFF)")
+    if not 0 <= count <= (1 << 24) - addr:
+        raise argparse.ArgumentTypeError(f"count {parts[1]!r} of {text!r} is out of range: 0..{(1 << 24) - addr} "
+                                         "words fit between the address and the end of the address space")
     return addr, count, (parts[2] if len(parts) == 3 and parts[2] else None)
 
 

@@ -135,25 +135,44 @@ cdef int ring_rotation(Node* nodes, int count) noexcept nogil:
     return 1
 
 
+cdef inline int64_t i64min(int64_t a, int64_t b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef inline int earlier_stop(Node* nodes, int i, int best) noexcept nogil:
+    """Is node i's stop earlier in simulated time than node best's (ties: the
+    lower node number)?"""
+    return best < 0 or nodes[i].cycle < nodes[best].cycle or \
+        (nodes[i].cycle == nodes[best].cycle and i < best)
+
+
 cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int32_t* order,
                      int* who, int64_t* budget) noexcept nogil:
     """Run every node until an event.  Scheduling knobs that must not change
     any result (tests check this): ``quantum`` (cycles a node runs before the
     next one gets its turn; 0 = until it stops or waits) and ``order`` (the
     order nodes take turns in).  After about budget[0] instructions the call
-    returns EV_YIELD, and a new call goes on where it stopped.  A node that is
-    still stopped when the call starts (an error, a breakpoint, IDLE, a host
-    call not served yet) is reported again at once: the machine cannot go on
-    without it."""
+    returns EV_YIELD, and a new call goes on where it stopped.
+
+    The event reported is the first in simulated time, whatever the
+    interleaving: when a node stops (an error, a breakpoint, IDLE, a host
+    call), it becomes the pending stop and the other nodes run on only up to
+    its cycle (the horizon); one of them stopping earlier takes its place.
+    When no node below the horizon can move, the pending stop is reported
+    (ties: the lower node number).  A node still stopped when the call starts
+    (an error, a host call not served yet) is pending from the start: the
+    machine cannot go on without it."""
     cdef int j, i, progress, active, st, ev
+    cdef int pending = -1
     cdef uint64_t before, before_dma
     cdef int64_t lim
+    cdef int64_t horizon = limit
     cdef Node* n
     for i in range(count):
-        ev = stop_event(nodes[i].status)
-        if ev >= 0:
-            who[0] = i
-            return ev
+        if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, pending):
+            pending = i
+    if pending >= 0:
+        horizon = i64min(limit, nodes[pending].cycle)
     while True:
         progress = 0
         active = 0
@@ -169,30 +188,31 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                 continue
             before = n.instret
             before_dma = n.p.dma_acc
-            lim = limit
-            if quantum > 0 and n.cycle + quantum < limit:
+            lim = horizon
+            if quantum > 0 and n.cycle + quantum < horizon:
                 lim = n.cycle + quantum
             st = run_node(n, lim, budget)
             if n.instret != before or n.p.dma_acc != before_dma:
                 progress = 1
-            ev = stop_event(st)
-            if ev >= 0:
-                who[0] = i
-                return ev
+            if stop_event(st) >= 0:
+                if earlier_stop(nodes, i, pending):
+                    pending = i
+                    horizon = i64min(limit, n.cycle)
+                continue
             if budget[0] <= 0:
                 return EV_YIELD
             if st == ST_RUNNING or waiting(st):
                 active += 1
-                if st == ST_RUNNING and n.cycle < limit:
+                if st == ST_RUNNING and n.cycle < horizon:
                     progress = 1
         if active == 0:
-            return EV_DONE
+            break
         if progress:
             continue
         # nobody moved: are the waiting nodes only waiting for the limit?
         for i in range(count):
             n = &nodes[i]
-            if n.status == ST_RUNNING and n.cycle < limit:
+            if n.status == ST_RUNNING and n.cycle < horizon:
                 progress = 1
         if progress:
             continue
@@ -205,11 +225,13 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                 n.status = ST_RUNNING
                 before = n.instret
                 before_dma = n.p.dma_acc
-                st = run_node(n, limit, budget)
-                ev = stop_event(st)
-                if ev >= 0:
-                    who[0] = i
-                    return ev
+                st = run_node(n, horizon, budget)
+                if stop_event(st) >= 0:
+                    if earlier_stop(nodes, i, pending):
+                        pending = i
+                        horizon = i64min(limit, n.cycle)
+                    progress = 1
+                    break
                 if budget[0] <= 0:
                     return EV_YIELD
                 if n.instret != before or n.p.dma_acc != before_dma:
@@ -217,6 +239,8 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                     break
         if progress:
             continue
+        if pending >= 0:
+            break
         # stuck: deadlocked waiters (chains of waits that end at a stopped
         # node or run round the ring), else nodes waiting for nodes that
         # reached the cycle limit
@@ -235,3 +259,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                 who[0] = i
                 return EV_DEADLOCK      # RING_STAT waits that cannot be resolved
         return EV_LIMIT
+    if pending >= 0:
+        who[0] = pending
+        return stop_event(nodes[pending].status)
+    return EV_DONE
