@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 
+from rapsim.commands import runtools
 from rapsim.errors import RapError
 
 HELP = "run an image on a simulated RAP (1-64 nodes)"
@@ -129,6 +130,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write each node's stdout/stderr to DIR/node<N>.out and .err instead of "
                         "the terminal")
     add_machine_arguments(p)
+    runtools.add_arguments(p)
 
 
 def run(args) -> int:
@@ -139,12 +141,14 @@ def run(args) -> int:
     from rapsim.fileio import check_writable, write_file
 
     config = machine_config(args)
+    outputs = runtools.Outputs(args)
     try:
         image = read_image(args.image)
     except ObjectFormatError as e:
         raise RapError(str(e)) from None
     # result files and dump ranges are checked before the run, not after it
-    for path in (args.stats_json, args.dump_regs, *(f for _, _, f in args.dump)):
+    for path in (args.stats_json, args.dump_regs, *(f for _, _, f in args.dump),
+                 *outputs.paths()):
         if path:
             check_writable(path)
     # (no standard input at all when rap run is started with it closed)
@@ -162,12 +166,15 @@ def run(args) -> int:
     for addr, count, _ in args.dump:
         if not sim.core.mapped(0, addr, count):
             raise RapError(f"--dump 0x{addr:06X}:{count}: the range is not plain memory of the node")
+    outputs.attach(sim)
     out = NodeOutput(config.nodes, args.output_dir)
+    result = None
     try:
         result = sim.run(max_cycles=args.max_cycles)
     finally:
         out.close()
         sim.daemon.close_all()
+        outputs.finish(sim, result)
     for m in result.messages:
         print(f"rap run: {m}" if not m.startswith("  ") else m, file=sys.stderr)
     if args.stats:

@@ -49,7 +49,8 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
 cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """Run one node until it stops, waits, its clock reaches limit or it has
     spent the budget of instructions (budget[0] is decremented; stopping
-    early is like a shorter quantum: it changes no result)."""
+    early is like a shorter quantum: it changes no result).  An instrumented
+    node (probe.pxi) runs run_node_probed instead (run_machine checks)."""
     while n.status == ST_RUNNING:
         if n.cycle >= limit or budget[0] <= 0:
             break
@@ -166,7 +167,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             lim = limit
             if quantum > 0 and n.cycle + quantum < limit:
                 lim = n.cycle + quantum
-            st = run_node(n, lim, budget)
+            st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
             if n.instret != before:
                 progress = 1
             ev = stop_event(st)
@@ -198,7 +199,8 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             if n.status == ST_RING_SYNC:
                 n.status = ST_RUNNING
                 before = n.instret
-                st = run_node(n, limit, budget)
+                st = run_node(n, limit, budget) if n.probe == NULL \
+                    else probed_runner(n, limit, budget)
                 ev = stop_event(st)
                 if ev >= 0:
                     who[0] = i

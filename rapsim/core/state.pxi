@@ -201,3 +201,4 @@ cdef struct Node:
     int64_t lb              # lower bound of the cycle of this node's next action (scheduler)
     int64_t wait_t          # a ring wait: the cycle the waiting instruction issues at
     int wait_reads          # a ring wait: the waiting instruction reads RING_DATA
+    void* probe             # instrumentation (a Probe, probe.pxi); NULL: none
