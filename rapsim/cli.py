@@ -26,6 +26,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("cc", "rapsim.commands.cc"),
     ("train", "rapsim.commands.train"),
     ("bench", "rapsim.commands.bench"),
+    ("prof", "rapsim.commands.prof"),
 ]
 
 
