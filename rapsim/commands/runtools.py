@@ -26,6 +26,7 @@ def _cycle(text: str) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser, trace: bool = True) -> None:
+    """--trace* and --vcd (``trace``: rap run) and --timeline (rap run, rap train)."""
     g = p.add_argument_group("kernel writer's tools (docs/debugging.md)")
     if trace:
         g.add_argument("--trace", metavar="FILE",
@@ -37,24 +38,29 @@ def add_arguments(p: argparse.ArgumentParser, trace: bool = True) -> None:
                        help="trace instructions starting at cycle C or later (default 0)")
         g.add_argument("--trace-to", type=_cycle, metavar="C",
                        help="trace instructions starting before cycle C (default: to the end)")
-    g.add_argument("--vcd", metavar="FILE",
-                   help="write a waveform (VCD, for GTKWave) of every node's state and PC and "
-                        "of every ring latch")
+    if trace:
+        g.add_argument("--vcd", metavar="FILE",
+                       help="write a waveform (VCD, for GTKWave) of every node's state and PC "
+                            "and of every ring latch")
     g.add_argument("--timeline", metavar="FILE.json",
                    help="write a Chrome/Perfetto trace-event timeline: a track per node with "
-                        "the routines it calls, ring waits and host calls, ring utilisation")
+                        "the routines it calls, ring waits and host calls, ring utilisation" +
+                        ("" if trace else "; of one training pattern (node 0's first pass "
+                                          "through the pattern loop)"))
 
 
 class Outputs:
     """The outputs asked for on the command line, attached to one run."""
 
-    def __init__(self, args, trace: bool = True):
+    def __init__(self, args, trace: bool = True, mark_label: str | None = None):
         self.args = args
         self.trace_path = getattr(args, "trace", None) if trace else None
         self.vcd_path = getattr(args, "vcd", None)
         self.timeline_path = getattr(args, "timeline", None)
+        self.mark_label = mark_label
         self._files = []
         self._finishers = []
+        self.sim = None
         frm, to = getattr(args, "trace_from", 0), getattr(args, "trace_to", None)
         if self.trace_path is None and (getattr(args, "trace_nodes", None) or frm
                                         or to is not None):
@@ -73,6 +79,7 @@ class Outputs:
         """Start every asked-for output on a loaded Simulator."""
         from rapsim.trace import TextTrace, parse_nodes
         a = self.args
+        self.sim = sim
         if self.trace_path:
             nodes = None
             if a.trace_nodes:
@@ -86,9 +93,21 @@ class Outputs:
                 raise RapError(f"{self.trace_path}: cannot write the trace: {e.strerror}") from None
             self._files.append(f)
             sim.probes.trace(TextTrace(sim, f), nodes=nodes, start=a.trace_from, stop=a.trace_to)
+        if self.timeline_path:
+            from rapsim.timeline import Timeline
+            mark = None
+            if self.mark_label is not None:
+                mark = sim.image.symbols.get(self.mark_label)
+            tl = Timeline(sim, mark=mark)
+            sim.probes.trace(tl)
+            self._finishers.append(lambda sim, result: tl.write(self.timeline_path))
 
-    def finish(self, sim, result) -> None:
-        """Write what is left and close the files."""
+    def finish(self, sim=None, result=None) -> None:
+        """Write what is left and close the files (nothing if the run never
+        started)."""
+        sim = sim or self.sim
+        if sim is None:
+            return
         sim.probes.drain()
         try:
             for fin in self._finishers:
