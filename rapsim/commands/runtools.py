@@ -93,6 +93,11 @@ class Outputs:
                 raise RapError(f"{self.trace_path}: cannot write the trace: {e.strerror}") from None
             self._files.append(f)
             sim.probes.trace(TextTrace(sim, f), nodes=nodes, start=a.trace_from, stop=a.trace_to)
+        if self.vcd_path:
+            from rapsim.waveform import Waveform
+            wave = Waveform(sim)
+            sim.probes.trace(wave)
+            self._finishers.append(lambda sim, result: self._write(wave, self.vcd_path, "VCD"))
         if self.timeline_path:
             from rapsim.timeline import Timeline
             mark = None
@@ -100,7 +105,15 @@ class Outputs:
                 mark = sim.image.symbols.get(self.mark_label)
             tl = Timeline(sim, mark=mark)
             sim.probes.trace(tl)
-            self._finishers.append(lambda sim, result: tl.write(self.timeline_path))
+            self._finishers.append(lambda sim, result: self._write(tl, self.timeline_path,
+                                                                   "timeline"))
+
+    @staticmethod
+    def _write(what, path: str, name: str) -> None:
+        try:
+            what.write(path)
+        except OSError as e:
+            raise RapError(f"{path}: cannot write the {name}: {e.strerror or e}") from None
 
     def finish(self, sim=None, result=None) -> None:
         """Write what is left and close the files (nothing if the run never
