@@ -386,6 +386,21 @@ cdef class Machine:
             raise ValueError("bad link or latency")
         self.links[i].latency = cycles
 
+    def link_state(self, int i):
+        """The words on the link out of node i, oldest first, as (value,
+        cycle written, cycle readable from): at most two (node i's output
+        latch and node i+1's input latch; ring.pxi)."""
+        cdef Link* L
+        cdef int k, s
+        if not 0 <= i < self.count:
+            raise IndexError(f"link {i} does not exist (0..{self.count - 1})")
+        L = &self.links[i]
+        out = []
+        for k in range(L.count):
+            s = (L.head + k) & 3
+            out.append((L.data[s], L.wtime[s], L.mtime[s] if k == 0 else None))
+        return out
+
     def link_words(self, int i):
         """Words carried by the link out of node i."""
         return self.links[i].words if 0 <= i < self.count else 0

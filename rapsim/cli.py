@@ -27,6 +27,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("train", "rapsim.commands.train"),
     ("bench", "rapsim.commands.bench"),
     ("prof", "rapsim.commands.prof"),
+    ("dbg", "rapsim.commands.dbg"),
 ]
 
 

@@ -77,3 +77,32 @@ def rap_main(argv, monkeypatch) -> int:
     """``rap ARGV`` in-process (the exit status)."""
     from rapsim import cli
     return cli.main([str(a) for a in argv])
+
+
+# A loop for the debugger: stores 1.5, 2.5, 3.5, 4.5 at 0x2000.. and calls
+# `bump` (R3 += 1) each time round.  Addresses from 0x40: loop (the STF) is
+# 0x43, bump 0x48.
+LOOP = """\
+        .global start
+start:  LDI  0x2000, AR0
+        LDF  1.5, R1
+        LDI  3, AR1
+loop:   STF  R1, *AR0++
+        ADDF 1.0, R1
+        CALL bump
+        DBU  AR1, loop
+        SWI
+bump:   ADDI 1, R3
+        RETS
+"""
+LOOP_STF_LINE = 5
+
+
+def image_from_file(folder, name: str, src: str) -> str:
+    """Write src to folder/name (folder: the current directory), assemble and
+    link it (the line table names the file) into folder/<stem>.out."""
+    from rapsim.toolchain import build_files
+    (folder / name).write_text(src)
+    out = folder / (name.rsplit(".", 1)[0] + ".out")
+    write_image(build_files(name), out)
+    return str(out)
