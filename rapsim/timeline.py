@@ -186,6 +186,12 @@ class Timeline:
                               "cycles": [lo, hi]}}
 
     def write(self, path: str) -> None:
+        """The JSON file; a path ending in .png or .svg gets the picture
+        instead (rapsim.plots.timeline_figure)."""
+        if path.lower().endswith((".png", ".svg")):
+            from rapsim.plots import timeline_figure
+            timeline_figure(self.document(), path)
+            return
         from rapsim.fileio import write_file
         write_file(path, json.dumps(self.document()) + "\n")
 

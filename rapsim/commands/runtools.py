@@ -42,9 +42,10 @@ def add_arguments(p: argparse.ArgumentParser, trace: bool = True) -> None:
         g.add_argument("--vcd", metavar="FILE",
                        help="write a waveform (VCD, for GTKWave) of every node's state and PC "
                             "and of every ring latch")
-    g.add_argument("--timeline", metavar="FILE.json",
+    g.add_argument("--timeline", metavar="FILE.json|FILE.png",
                    help="write a Chrome/Perfetto trace-event timeline: a track per node with "
-                        "the routines it calls, ring waits and host calls, ring utilisation" +
+                        "the routines it calls, ring waits and host calls, ring utilisation "
+                        "(a .png or .svg name: a picture of it instead)" +
                         ("" if trace else "; of one training pattern (node 0's first pass "
                                           "through the pattern loop)"))
 
