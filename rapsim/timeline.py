@@ -71,8 +71,10 @@ class Timeline:
 
     def _kinds_of(self, words: np.ndarray) -> np.ndarray:
         uniq, inv = np.unique(words, return_inverse=True)
-        k = np.array([self._kinds.setdefault(int(w), _kind(int(w))) for w in uniq.tolist()],
-                     dtype=np.int8)
+        for w in uniq.tolist():
+            if w not in self._kinds:
+                self._kinds[w] = _kind(w)
+        k = np.array([self._kinds[w] for w in uniq.tolist()], dtype=np.int8)
         return k[inv]
 
     def __call__(self, recs: np.ndarray) -> None:
@@ -96,25 +98,27 @@ class Timeline:
         idx = np.flatnonzero(interesting)
         if n in self._pending and len(recs):
             self._enter(n, int(recs["pc"][0]))
-        for i in idx.tolist():
-            r = recs[i]
-            c = int(r["cycle"]) + int(r["stall"][SC_REGCONF])
-            rr, rw = int(r["stall"][SC_RING_READ]), int(r["stall"][SC_RING_WRITE])
-            pc = int(r["pc"])
+        sub = select(recs, idx)
+        cols = zip(idx.tolist(), sub["cycle"].tolist(), sub["stall"].tolist(),
+                   sub["pc"].tolist(), sub["status"].tolist(), sub["end"].tolist(),
+                   kinds[idx].tolist())
+        pcs = recs["pc"]
+        for i, cycle, stall, pc, status, end, kind in cols:
+            c = cycle + stall[SC_REGCONF]
+            rr, rw = stall[SC_RING_READ], stall[SC_RING_WRITE]
             if rr:
                 self.slices.append((n, "ring read wait", c, c + rr, {"pc": pc}))
             if rw:
                 self.slices.append((n, "ring write wait", c + rr, c + rr + rw, {"pc": pc}))
-            if r["status"] == STATUS_HOSTCALL and self.hostcall:
-                e = int(r["end"])
-                self.slices.append((n, "host call", e, e + self.hostcall, {"pc": pc}))
-            if kinds[i] == _CALL:
-                self._pending[n] = int(r["end"])
+            if status == STATUS_HOSTCALL and self.hostcall:
+                self.slices.append((n, "host call", end, end + self.hostcall, {"pc": pc}))
+            if kind == _CALL:
+                self._pending[n] = end
                 if i + 1 < len(recs):
-                    self._enter(n, int(recs["pc"][i + 1]))
-            elif kinds[i] == _RET and self._stack[n]:
+                    self._enter(n, int(pcs[i + 1]))
+            elif kind == _RET and self._stack[n]:
                 name, start = self._stack[n].pop()
-                self.slices.append((n, name, start, int(r["end"]), {}))
+                self.slices.append((n, name, start, end, {}))
 
     def _enter(self, n: int, target: int) -> None:
         start = self._pending.pop(n)

@@ -46,11 +46,14 @@ RING_REGISTERS = {RING_DATA: "RING_DATA", RING_STAT: "RING_STAT", RING_FWD: "RIN
 MK_WRITE = 1
 
 
-def register_text(reg: int, value: int, exp: int) -> str:
+def register_text(reg: int, value: int, exp: int, fvalue: float | None = None) -> str:
+    """``NAME=value``; R0-R7 as the 40-bit pattern and its floating-point
+    value (``fvalue`` if the caller has it already)."""
     name = isa.REGISTER_NAMES[reg]
     if reg < 8:
         pattern = (exp & 0xFF) << 32 | value
-        return f"{name}={pattern:010X}({float(from_extended(pattern)):.7g})"
+        f = float(from_extended(pattern)) if fvalue is None else fvalue
+        return f"{name}={pattern:010X}({f:.7g})"
     return f"{name}={value:08X}"
 
 
@@ -94,19 +97,34 @@ class Source:
         return text
 
 
+_FIELDS = ("node", "cycle", "pc", "word", "nreg", "reg", "regval", "rexp", "nmem", "mkind",
+           "maddr", "mval", "stall", "rpts", "status")
+
+
+def format_records(recs: np.ndarray, src: Source) -> list[str]:
+    """The trace lines of records (their fields are taken out as Python
+    lists once: numpy's per-element access would cost most of the time)."""
+    cols = [recs[f].tolist() for f in _FIELDS]
+    # the values of every listed register as extended-precision floats, at once
+    fvals = from_extended(((recs["rexp"].astype(np.int64) & 0xFF) << 32)
+                          | recs["regval"].astype(np.int64)).tolist()
+    out = []
+    for (node, cycle, pc, word, nreg, reg, regval, rexp, nmem, mkind, maddr, mval, stall,
+         rpts, status), fv in zip(zip(*cols), fvals):
+        regs = " ".join(register_text(reg[k], regval[k], rexp[k], fv[k])
+                        for k in range(nreg)) or "-"
+        mem = " ".join(access_text(bool(mkind[k] & MK_WRITE), maddr[k], mval[k])
+                       for k in range(nmem)) or "-"
+        st = " ".join(f"{STALL_CAUSES[k]}={v}" for k, v in enumerate(stall) if v) or "-"
+        flags = (" (rpts)" if rpts else "") + (" (host call)" if status == STATUS_HOSTCALL else "")
+        out.append(f"n{node} c={cycle} pc={pc:06X} {src.line(pc)} | "
+                   f"{src.disassembly(pc, word)}{flags} | {regs} | {mem} | {st}")
+    return out
+
+
 def format_record(rec, src: Source) -> str:
-    pc, word = int(rec["pc"]), int(rec["word"])
-    regs = " ".join(register_text(int(rec["reg"][k]), int(rec["regval"][k]), int(rec["rexp"][k]))
-                    for k in range(rec["nreg"])) or "-"
-    mem = " ".join(access_text(*a) for a in accesses(rec)) or "-"
-    st = " ".join(f"{k}={v}" for k, v in stalls(rec).items()) or "-"
-    flags = ""
-    if rec["rpts"]:
-        flags += " (rpts)"
-    if rec["status"] == STATUS_HOSTCALL:
-        flags += " (host call)"
-    return (f"n{int(rec['node'])} c={int(rec['cycle'])} pc={pc:06X} {src.line(pc)} | "
-            f"{src.disassembly(pc, word)}{flags} | {regs} | {mem} | {st}")
+    """The trace line of one record."""
+    return format_records(np.asarray(rec).reshape(1), src)[0]
 
 
 class TextTrace:
@@ -122,7 +140,7 @@ class TextTrace:
         out.write(self.HEADER)
 
     def __call__(self, recs: np.ndarray) -> None:
-        self.out.write("".join(format_record(r, self.src) + "\n" for r in recs))
+        self.out.write("".join(line + "\n" for line in format_records(recs, self.src)))
         self.lines += len(recs)
 
 
