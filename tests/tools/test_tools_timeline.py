@@ -113,3 +113,12 @@ def test_rap_train_timeline_of_one_pattern(cwd, monkeypatch, capsys):
     assert {"_mxv", "_ring_allgather"} <= names
     # one pattern: each kernel of the forward pass appears once per layer per node
     assert len(slices(doc, "_mxoutm", 0)) >= 1
+
+
+def test_timeline_picture(cwd, monkeypatch, capsys):
+    img = image_file(cwd / "p.out", PASS)
+    rc = rap_main(["run", img, "--nodes", "4", "--timeline", "t.png", "--max-cycles", "300"],
+                  monkeypatch)
+    assert rc == 3
+    data = (cwd / "t.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
