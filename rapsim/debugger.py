@@ -21,7 +21,6 @@ import shlex
 from rapsim.asm import isa
 from rapsim.asm.decoder import decode
 from rapsim.asm.floatfmt import from_single
-from rapsim.memmap import RING_DATA
 
 ALONE_LIMIT = 1_000_000     # instructions ``continue node N`` runs before it gives up
 #: cycles a node runs before the next one gets its turn during ``continue``:
@@ -36,13 +35,13 @@ class DebugError(Exception):
 
 
 def parse_int(text: str) -> int:
-    t = text.strip().lower()
+    """A number as the rap command line takes it (0x40, 40h, 64)."""
+    from argparse import ArgumentTypeError
+    from rapsim.commands.run import _int
     try:
-        if t.endswith("h") and len(t) > 1:
-            return int(t[:-1], 16)
-        return int(t, 0)
-    except ValueError:
-        raise DebugError(f"not a number: {text!r}") from None
+        return _int(text)
+    except ArgumentTypeError as e:
+        raise DebugError(str(e)) from None
 
 
 class Debugger(cmd.Cmd):

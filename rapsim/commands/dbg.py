@@ -60,16 +60,11 @@ def _interactive(dbg) -> None:
 
 
 def run(args) -> int:
-    from rapsim.asm.objfile import ObjectFormatError, read_image
-    from rapsim.commands.run import machine_config
+    from rapsim.commands.run import loaded_simulator, machine_config, read_image_file
     from rapsim.debugger import Debugger, run_script
-    from rapsim.machine import Simulator
     from rapsim.output import NodeOutput
     config = machine_config(args)
-    try:
-        image = read_image(args.image)
-    except ObjectFormatError as e:
-        raise RapError(str(e)) from None
+    image = read_image_file(args.image)
     lines = None
     if args.script:
         try:
@@ -79,15 +74,8 @@ def run(args) -> int:
             raise RapError(f"{args.script}: cannot read the script: "
                            f"{getattr(e, 'strerror', None) or e}") from None
     out = NodeOutput(config.nodes, None)
-    try:
-        sim = Simulator(config, root=args.root, argv=[args.image, *args.args],
-                        output=lambda node, fd, data: out.write(node, fd, data), stdin=None)
-    except FileNotFoundError as e:
-        raise RapError(str(e)) from None
-    try:
-        sim.load(image)
-    except ValueError as e:
-        raise RapError(f"{args.image}: {e}") from None
+    sim = loaded_simulator(config, args.image, image, args,
+                           lambda node, fd, data: out.write(node, fd, data), None)
     dbg = Debugger(sim, max_cycles=int(args.max_cycles), stdout=sys.stdout)
     try:
         if lines is not None:

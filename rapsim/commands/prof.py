@@ -48,24 +48,13 @@ def add_arguments(p) -> None:
 
 
 def _profile_image(args, config, attach):
-    from rapsim.asm.objfile import ObjectFormatError, read_image
-    from rapsim.machine import Simulator
+    from rapsim.commands.run import loaded_simulator, read_image_file
     from rapsim.output import NodeOutput
-    try:
-        image = read_image(args.target)
-    except ObjectFormatError as e:
-        raise RapError(str(e)) from None
+    image = read_image_file(args.target)
     out = NodeOutput(config.nodes, None)
     stdin = sys.stdin.buffer if sys.stdin is not None and not sys.stdin.isatty() else None
-    try:
-        sim = Simulator(config, root=args.root, argv=[args.target, *args.args],
-                        output=lambda node, fd, data: out.write(node, fd, data), stdin=stdin)
-    except FileNotFoundError as e:
-        raise RapError(str(e)) from None
-    try:
-        sim.load(image)
-    except ValueError as e:
-        raise RapError(f"{args.target}: {e}") from None
+    sim = loaded_simulator(config, args.target, image, args,
+                           lambda node, fd, data: out.write(node, fd, data), stdin)
     attach(sim)
     try:
         result = sim.run(max_cycles=args.max_cycles)

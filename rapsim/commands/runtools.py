@@ -10,16 +10,8 @@ from rapsim.errors import RapError
 
 
 def _cycle(text: str) -> int:
-    try:
-        v = int(text, 0)
-    except ValueError:
-        try:
-            f = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a cycle number: {text!r}") from None
-        if not f.is_integer():
-            raise argparse.ArgumentTypeError(f"not a whole cycle number: {text!r}") from None
-        v = int(f)
+    from rapsim.commands.run import _whole
+    v = _whole(text)
     if v < 0:
         raise argparse.ArgumentTypeError(f"a cycle number cannot be negative: {text!r}")
     return v

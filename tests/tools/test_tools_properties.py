@@ -16,7 +16,7 @@ from toolprogs import sim_of
 PIECES = [
     "LDI 0x2000, AR0", "LDI 0x2100, AR1", "LDI *AR0++, R1", "STI R1, *AR1++",
     "ADDI 1, R2", "MPYI3 R2, R2, R3", "LDF 1.5, R4", "ADDF R4, R5", "NOP",
-    "LDP 0x40", "LDI @0, R6", "STI R6, @1", "LDI *+AR0(1), R7 || LDI *AR1, R0",
+    "LDP 0x400000", "LDI @0, R6", "STI R6, @1", "LDI *+AR0(1), R7 || LDI *AR1, R0",
     "CALL sub", "RPTS 3\n        ADDI 1, R2", "BU $+1", "PUSH R2", "POP R3",
     "LDI 0x40, AR2\n        LSH 16, AR2\n        LDI *AR2, R1",
 ]
