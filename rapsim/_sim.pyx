@@ -436,19 +436,17 @@ cdef class Machine:
 
     def probe_trace(self, int i, int64_t t_from=0, int64_t t_to=0x3FFFFFFFFFFFFFFF, int capacity=8192):
         """Record every instruction node i starts in [t_from, t_to) (drain
-        them with probe_drain)."""
+        them with probe_drain).  Called again, it changes the window and
+        keeps the records not drained yet (and the buffer's capacity)."""
         cdef Probe* p = self._probe(i)
         if capacity < 1:
             raise ValueError("capacity must be positive")
-        if p.buf != NULL and p.cap != capacity:
-            free(p.buf)
-            p.buf = NULL
         if p.buf == NULL:
             p.buf = <TraceRec*>calloc(capacity, sizeof(TraceRec))
             if p.buf == NULL:
                 raise MemoryError("cannot allocate the trace buffer")
-        p.cap = capacity
-        p.len = 0
+            p.cap = capacity
+            p.len = 0
         p.trace = 1
         p.t_from = t_from
         p.t_to = t_to

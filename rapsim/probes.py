@@ -92,7 +92,7 @@ class Probes:
         self._sim = sim
         self.points: dict[int, Point] = {}
         self._next_id = 1
-        self._sinks: list[Callable[[np.ndarray], None]] = []
+        self._sinks: list[tuple[Callable[[np.ndarray], None], frozenset[int], int, int]] = []
         self._trace_nodes: set[int] = set()
         self._resume_pc: dict[int, int] = {}
 
@@ -158,13 +158,18 @@ class Probes:
     def trace(self, sink: Callable[[np.ndarray], None], nodes=None, start: int = 0,
               stop: int | None = None, capacity: int = 8192) -> None:
         """Send the record of every instruction that ``nodes`` (None: all)
-        start in cycles [start, stop) to ``sink`` (TRACE_DTYPE arrays)."""
-        chosen = range(self._sim.nodes) if nodes is None else sorted(self._nodes(nodes))
-        if start < 0 or (stop is not None and stop <= start):
+        start in cycles [start, stop) to ``sink`` (TRACE_DTYPE arrays).
+        Several sinks each get only their own nodes and cycles."""
+        chosen = frozenset(range(self._sim.nodes) if nodes is None else self._nodes(nodes))
+        if not isinstance(start, int) or start < 0 or (stop is not None and stop <= start):
             raise ValueError(f"bad cycle range {start}..{stop}")
-        self._sinks.append(sink)
+        end = _NO_END if stop is None else stop
+        self._sinks.append((sink, chosen, start, end))
         for n in chosen:
-            self._sim.core.probe_trace(n, start, _NO_END if stop is None else stop, capacity)
+            # the node records the union of its sinks' windows
+            mine = [(a, b) for _, ns, a, b in self._sinks if n in ns]
+            self._sim.core.probe_trace(n, min(a for a, _ in mine), max(b for _, b in mine),
+                                       capacity)
             self._trace_nodes.add(n)
 
     def untrace(self) -> None:
@@ -172,6 +177,9 @@ class Probes:
         self.drain()
         self._sinks.clear()
         self._trace_nodes.clear()
+        for n in range(self._sim.nodes):
+            if self._sim.core.probed(n):
+                self._sim.core.probe_off(n)
         self._sync()
 
     def drain(self) -> None:
@@ -184,10 +192,18 @@ class Probes:
             return
         recs = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if len(parts) > 1:      # (one node's records are in order already)
-            order = np.lexsort((recs["node"], recs["cycle"]))
-            recs = select(recs, order)
-        for s in self._sinks:
-            s(recs)
+            recs = select(recs, np.lexsort((recs["node"], recs["cycle"])))
+        all_nodes = frozenset(self._trace_nodes)
+        for sink, nodes, start, end in self._sinks:
+            mine = recs
+            if nodes != all_nodes or start > 0 or end < _NO_END:
+                keep = (recs["cycle"] >= start) & (recs["cycle"] < end)
+                if nodes != all_nodes:
+                    keep &= np.isin(recs["node"], list(nodes))
+                if not keep.all():
+                    mine = select(recs, keep)
+            if len(mine):
+                sink(mine)
 
     # -- the core's side -------------------------------------------------------------
     def _sync(self) -> None:

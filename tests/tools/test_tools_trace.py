@@ -137,3 +137,28 @@ def test_deadlock_trace_shows_last_instructions(cwd, monkeypatch, capsys):
     assert rc == 3 and "deadlock" in capsys.readouterr().err
     lines = (cwd / "t.txt").read_text().splitlines()[1:]
     assert len(lines) == 2 and all("LDP" in ln for ln in lines)
+
+
+def test_several_sinks_get_their_own_nodes_and_cycles():
+    sim = sim_of(RING, 2)
+    a, b, c = [], [], []
+    sim.probes.trace(a.append, nodes=[1])
+    sim.probes.trace(b.append, start=5, stop=12)
+    sim.probes.trace(c.append)
+    sim.run(max_cycles=2_000)
+    a, b, c = (np.concatenate(x) for x in (a, b, c))
+    assert set(a["node"].tolist()) == {1} and len(a) == (c["node"] == 1).sum()
+    assert len(b) and all(5 <= x < 12 for x in b["cycle"].tolist())
+    assert set(b["node"].tolist()) == {0, 1}
+    assert len(c) == sum(sim.counters(n)["instructions"] for n in range(2))
+    sim.probes.untrace()
+    assert not sim.core.probed(0) and not sim.core.probed(1)
+
+
+def test_rap_run_trace_with_vcd_keeps_the_trace_bounds(cwd, monkeypatch, capsys):
+    img = image_file(cwd / "p.out", STALLS)
+    rc = rap_main(["run", img, "--trace", "t.txt", "--trace-from", "5", "--trace-to", "9",
+                   "--vcd", "w.vcd", "--timeline", "t.json"], monkeypatch)
+    assert rc == 3
+    lines = (cwd / "t.txt").read_text().splitlines()[1:]
+    assert [ln.split()[1] for ln in lines] == ["c=5", "c=7", "c=8"]
