@@ -264,6 +264,8 @@ class Simulator:
             self.core.fail_hostcall(node)
             return f"{self._error_text(node)}: {e}"
         self.core.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
+        if self.probes.points:
+            self.probes.refresh()       # the daemon's writes are not an instruction's
         return None
 
     def step(self, node: int = 0) -> str:
@@ -457,6 +459,8 @@ class Simulator:
         a = _words(words)
         for n in self._node_list(node):
             self.core.write(n, addr, a)
+        if self.probes.points:
+            self.probes.refresh()
 
     def read_floats(self, addr: int, count: int, node: int = 0) -> np.ndarray:
         """Single-precision C30 words as float64 (exact)."""

@@ -206,6 +206,12 @@ class Probes:
                 sink(mine)
 
     # -- the core's side -------------------------------------------------------------
+    def refresh(self) -> None:
+        """Take the watched words' current values as the reference (after
+        memory was changed other than by an instruction: the host daemon's
+        reply to a host call, Simulator.write)."""
+        self._sync()
+
     def _sync(self) -> None:
         core = self._sim.core
         for n in range(self._sim.nodes):

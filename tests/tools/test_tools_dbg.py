@@ -214,3 +214,26 @@ def test_interactive_session_in_tmux(cwd, tmux):
         assert "continue" in (tmp_path / ".rap_dbg_history").read_text()
     finally:
         t("kill-server")
+
+
+def test_watch_ignores_the_daemons_reply_but_sees_the_nodes_store():
+    """hello.asm's WRITE request block: the node stores the service (+0), the
+    daemon writes the result (+1); only the node's store stops the run."""
+    from pathlib import Path
+    from rapsim.config import MachineConfig
+    from rapsim.toolchain import build_files
+    hello = Path(__file__).resolve().parents[2] / "examples" / "hello.asm"
+    sim = Simulator(MachineConfig(), output=lambda *a: None)
+    sim.load(build_files(str(hello)))
+    block = sim.image.symbols["block"]
+    sim.probes.watch_memory(block + 1)          # result: the daemon's
+    res = sim.run(max_cycles=10_000)
+    assert res.event == "done"
+    assert sim.read(block + 1, 1)[0] != 0       # (the WRITE's result: the length)
+    sim = Simulator(MachineConfig(), output=lambda *a: None)
+    sim.load(build_files(str(hello)))
+    sim.probes.watch_memory(block)              # service: the node's own stores
+    res = sim.run(max_cycles=10_000)
+    assert res.event == "watch" and res.stop.new == 2        # WRITE
+    res = sim.run(max_cycles=10_000)
+    assert res.event == "watch" and (res.stop.old, res.stop.new) == (2, 1)   # EXIT
