@@ -156,10 +156,12 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 test_set: PatternData | None = None, *, weights: Weights | None = None,
                 epochs: int | None = None, on_epoch=None,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
-                sample_every: int = 0) -> TrainResult:
+                sample_every: int = 0, instrument=None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
-    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook)."""
+    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook);
+    ``instrument(sim)`` once the program is loaded, before the run (to attach
+    traces, breakpoints or watchpoints: ``sim.probes``)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
@@ -175,6 +177,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     sim.load(program.image)
     host.load(sim)
     host.write_weights(sim, weights or initial_weights(net))
+    if instrument is not None:
+        instrument(sim)
     t0 = time.perf_counter()
     try:
         res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
@@ -241,13 +245,13 @@ def measurement_network(network: Network) -> Network:
 def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
-            sample_every: int = 0) -> TrainResult:
+            sample_every: int = 0, instrument=None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
-    ``sampler``, ``sample_every``: see :func:`run_program`."""
+    ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory)
@@ -255,4 +259,4 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
     return run_program(program, config, tr, te, epochs=1, sampler=sampler,
-                       sample_every=sample_every)
+                       sample_every=sample_every, instrument=instrument)

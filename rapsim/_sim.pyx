@@ -26,6 +26,7 @@ include "core/decode.pxi"
 include "core/periph.pxi"
 include "core/execute.pxi"
 include "core/ops.pxi"
+include "core/probe.pxi"
 include "core/schedule.pxi"
 
 cnp.import_array()
@@ -56,6 +57,17 @@ REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
 #: interrupt flags by IF bit (guide 3.1.8)
 INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "RINT1",
                    "TINT0", "TINT1", "DINT")
+
+#: numpy dtype of one trace record (TraceRec in core/probe.pxi, packed)
+TRACE_DTYPE = np.dtype([
+    ("cycle", "<i8"), ("t_exec", "<i8"), ("end", "<i8"), ("pc", "<u4"), ("word", "<u4"),
+    ("node", "<i4"), ("status", "u1"), ("nreg", "u1"), ("nmem", "u1"), ("rpts", "u1"),
+    ("stall", "<u4", (NSTALL,)), ("reg", "u1", (TR_MAXREG,)), ("rexp", "i1", (TR_MAXREG,)),
+    ("regval", "<u4", (TR_MAXREG,)), ("mkind", "u1", (TR_MAXMEM,)), ("maddr", "<u4", (TR_MAXMEM,)),
+    ("mval", "<u4", (TR_MAXMEM,)), ("mtime", "<i8", (TR_MAXMEM,))])
+assert TRACE_DTYPE.itemsize == sizeof(TraceRec)
+HITS = {HIT_NONE: None, HIT_BREAK: "break", HIT_WATCH_MEM: "watch-memory",
+        HIT_WATCH_REG: "watch-register", HIT_FULL: "trace-full"}
 
 #: instructions simulated between two checks for Ctrl-C (a few milliseconds)
 RUN_SLICE = 1 << 20
@@ -153,6 +165,7 @@ cdef class Machine:
         cdef int i
         if self.nodes != NULL:
             for i in range(self.count):
+                self._free_probe(&self.nodes[i])
                 free_node_memory(&self.nodes[i])
             free(self.nodes)
         if self.links != NULL:
@@ -291,6 +304,9 @@ cdef class Machine:
                 ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
             if ev != EV_YIELD:
                 return EVENTS[ev], who
+            who = self._probe_hit()
+            if who >= 0:
+                return "probe", who
             PyErr_CheckSignals()        # Ctrl-C: KeyboardInterrupt, the machine stays as it is
 
     def step(self, int i):
@@ -302,7 +318,11 @@ cdef class Machine:
         if n.status != ST_RUNNING:
             return STATUS[n.status]
         with nogil:
-            step(n)
+            if n.probe != NULL:
+                probed_step(n, <Probe*>n.probe)
+                (<Probe*>n.probe).skip = 0
+            else:
+                step(n)
         return STATUS[n.status]
 
     def status(self, int i):
@@ -400,9 +420,130 @@ cdef class Machine:
             raise ValueError("bad link or latency")
         self.links[i].latency = cycles
 
+    def link_state(self, int i):
+        """The words on the link out of node i, oldest first, as (value,
+        cycle written, cycle readable from): at most two (node i's output
+        latch and node i+1's input latch; ring.pxi)."""
+        cdef Link* L
+        cdef int k, s
+        if not 0 <= i < self.count:
+            raise IndexError(f"link {i} does not exist (0..{self.count - 1})")
+        L = &self.links[i]
+        out = []
+        for k in range(L.count):
+            s = (L.head + k) & 3
+            out.append((L.data[s], L.wtime[s], L.mtime[s] if k == 0 else None))
+        return out
+
     def link_words(self, int i):
         """Words carried by the link out of node i."""
         return self.links[i].words if 0 <= i < self.count else 0
+
+
+    # -- instrumentation (core/probe.pxi) ------------------------------------------
+    cdef void _free_probe(self, Node* n) noexcept:
+        cdef Probe* p = <Probe*>n.probe
+        if p != NULL:
+            if p.buf != NULL:
+                free(p.buf)
+            free(p)
+            n.probe = NULL
+
+    cdef Probe* _probe(self, int i) except NULL:
+        cdef Node* n = self._node(i)
+        if n.probe == NULL:
+            n.probe = calloc(1, sizeof(Probe))
+            if n.probe == NULL:
+                raise MemoryError("cannot allocate a probe")
+        return <Probe*>n.probe
+
+    cdef int _probe_hit(self):
+        """The first node whose probe stopped the run (or -1); a full trace
+        buffer counts too."""
+        cdef int i
+        cdef Probe* p
+        for i in range(self.count):
+            p = <Probe*>self.nodes[i].probe
+            if p != NULL and p.hit != HIT_NONE:
+                return i
+        return -1
+
+    def probe_trace(self, int i, int64_t t_from=0, int64_t t_to=0x3FFFFFFFFFFFFFFF, int capacity=8192):
+        """Record every instruction node i starts in [t_from, t_to) (drain
+        them with probe_drain).  Called again, it changes the window and
+        keeps the records not drained yet (and the buffer's capacity)."""
+        cdef Probe* p = self._probe(i)
+        if capacity < 1:
+            raise ValueError("capacity must be positive")
+        if p.buf == NULL:
+            p.buf = <TraceRec*>calloc(capacity, sizeof(TraceRec))
+            if p.buf == NULL:
+                raise MemoryError("cannot allocate the trace buffer")
+            p.cap = capacity
+            p.len = 0
+        p.trace = 1
+        p.t_from = t_from
+        p.t_to = t_to
+
+    def probe_set(self, int i, breaks=(), watch_addrs=(), int watch_regs=0):
+        """Breakpoints (PCs) and watchpoints (memory words, a register mask)
+        of node i; the watched words' current values are the reference."""
+        cdef Probe* p = self._probe(i)
+        cdef Node* n = &self.nodes[i]
+        cdef int k, rg
+        breaks = list(breaks)
+        watch_addrs = list(watch_addrs)
+        if len(breaks) > PROBE_MAXBREAK or len(watch_addrs) > PROBE_MAXWATCH:
+            raise ValueError(f"at most {PROBE_MAXBREAK} breakpoints and {PROBE_MAXWATCH} "
+                             "watched words per node")
+        p.nbreak = len(breaks)
+        for k, a in enumerate(breaks):
+            p.breaks[k] = <uint32_t>a & 0xFFFFFF
+        p.nwatch = len(watch_addrs)
+        for k, a in enumerate(watch_addrs):
+            p.waddr[k] = <uint32_t>a & 0xFFFFFF
+            rg = region_of(n, p.waddr[k])
+            p.wval[k] = mem_value(n, p.waddr[k], rg) if rg < RG_RINGIO else 0
+        p.wregs = <uint32_t>watch_regs
+
+    def probe_skip(self, int i):
+        """Resume node i from the breakpoint at its PC (do not stop there at once)."""
+        cdef Probe* p = self._probe(i)
+        p.skip = 1
+        p.skip_pc = self.nodes[i].pc
+
+    def probe_hit(self, int i):
+        """(what, address, old, new, pc) of the probe stop of node i, or None;
+        clears it."""
+        cdef Node* n = self._node(i)
+        cdef Probe* p = <Probe*>n.probe
+        if p == NULL or p.hit == HIT_NONE:
+            return None
+        out = (HITS[p.hit], p.hit_addr, p.hit_old, p.hit_new, p.hit_pc)
+        p.hit = HIT_NONE
+        return out
+
+    def probe_drain(self, int i):
+        """The trace records of node i since the last drain (a TRACE_DTYPE
+        array)."""
+        cdef Node* n = self._node(i)
+        cdef Probe* p = <Probe*>n.probe
+        cdef cnp.ndarray a
+        if p == NULL or p.buf == NULL or p.len == 0:
+            return np.zeros(0, dtype=TRACE_DTYPE)
+        a = np.empty(p.len, dtype=TRACE_DTYPE)
+        memcpy(cnp.PyArray_DATA(a), p.buf, p.len * sizeof(TraceRec))
+        p.len = 0
+        if p.hit == HIT_FULL:
+            p.hit = HIT_NONE
+        return a
+
+    def probe_off(self, int i):
+        """Remove node i's instrumentation (it runs the plain loop again)."""
+        self._free_probe(self._node(i))
+
+    def probed(self, int i):
+        return self._node(i).probe != NULL
 
 
 def decode_words(words):

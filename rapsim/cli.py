@@ -26,6 +26,8 @@ COMMANDS: list[tuple[str, str]] = [
     ("cc", "rapsim.commands.cc"),
     ("train", "rapsim.commands.train"),
     ("bench", "rapsim.commands.bench"),
+    ("prof", "rapsim.commands.prof"),
+    ("dbg", "rapsim.commands.dbg"),
 ]
 
 

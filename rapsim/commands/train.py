@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
+from rapsim.commands import runtools
 from rapsim.errors import RapError
 
 HELP = "train a network on-line on a simulated RAP; report loss, accuracy, MCPS and MCUPS"
@@ -46,6 +47,7 @@ def add_arguments(p) -> None:
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
     add_machine_arguments(p)
+    runtools.add_arguments(p, trace=False)
 
 
 def check_options(args) -> None:
@@ -58,9 +60,10 @@ def check_options(args) -> None:
                            "give --test-fraction too")
         if args.split_seed < 0:
             raise RapError(f"--split-seed must be 0 or more, not {args.split_seed}")
-    if args.json:
-        from rapsim.fileio import check_writable
-        check_writable(args.json)             # now, not after the whole run
+    from rapsim.fileio import check_writable
+    for path in (args.json, getattr(args, "timeline", None)):
+        if path:
+            check_writable(path)              # now, not after the whole run
 
 
 def load_data(args, network):
@@ -194,13 +197,17 @@ def run(args) -> int:
     train_set, test_set = load_data(args, net)
     program = compile_network(net, config.nodes, config.memory)
     epochs = net.training.epochs if args.epochs is None else args.epochs
+    outputs = runtools.Outputs(args, trace=False, mark_label="pattern")
     try:
         with _Progress(epochs, args.quiet) as prog:
             result = run_program(program, config, train_set, test_set, epochs=args.epochs,
-                                 on_epoch=prog.epoch, max_cycles=int(args.max_cycles))
+                                 on_epoch=prog.epoch, max_cycles=int(args.max_cycles),
+                                 instrument=outputs.attach if outputs.wanted else None)
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)
         return EXIT_MACHINE_STOPPED
+    finally:
+        outputs.finish()
     report(result)
     if args.json:
         write_file(args.json, json.dumps(result.to_dict(), indent=2) + "\n")

@@ -51,7 +51,8 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
 cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """Run one node until it stops, waits, its clock reaches limit or it has
     spent the budget of instructions (budget[0] is decremented; stopping
-    early is like a shorter quantum: it changes no result)."""
+    early is like a shorter quantum: it changes no result).  An instrumented
+    node (probe.pxi) runs run_node_probed instead (run_machine checks)."""
     while n.status == ST_RUNNING:
         if n.cycle >= limit or budget[0] <= 0:
             break
@@ -191,7 +192,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             lim = horizon
             if quantum > 0 and n.cycle + quantum < horizon:
                 lim = n.cycle + quantum
-            st = run_node(n, lim, budget)
+            st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
             if n.instret != before or n.p.dma_acc != before_dma:
                 progress = 1
             if stop_event(st) >= 0:
@@ -225,7 +226,8 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                 n.status = ST_RUNNING
                 before = n.instret
                 before_dma = n.p.dma_acc
-                st = run_node(n, horizon, budget)
+                st = run_node(n, horizon, budget) if n.probe == NULL \
+                    else probed_runner(n, horizon, budget)
                 if stop_event(st) >= 0:
                     if earlier_stop(nodes, i, pending):
                         pending = i

@@ -251,3 +251,4 @@ cdef struct Node:
     # on-chip peripherals (periph.pxi); the hot loop looks only at periph_on
     int periph_on           # a DMA transfer runs, a timer counts, or IDLE waits for them
     Periph p
+    void* probe             # instrumentation (a Probe, probe.pxi); NULL: none
