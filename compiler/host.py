@@ -91,12 +91,20 @@ class TrainingHost:
     the previous epoch, training patterns then test patterns, as
     (patterns, output units); None before the first epoch); 0 stops.
     ``order(epoch) -> indices`` gives the training records of an epoch.
+    ``first_epoch``: the number of the program's first epoch for ``decide``
+    and ``order`` (a resumed run; the TRAIN calls and :class:`Mark` count
+    from 0).
     """
 
     def __init__(self, program: Program, train: PatternData, test: PatternData | None,
                  order: Callable[[int], np.ndarray],
-                 decide: Callable[[int, np.ndarray | None], float]):
+                 decide: Callable[[int, np.ndarray | None], float], *,
+                 first_epoch: int = 0):
         self.program = program
+        #: the epoch the program's epoch 0 is (a resumed run continues the
+        #: numbering: order and decide see the run's epochs from here on)
+        self.first_epoch = first_epoch
+        self.evaluated = False
         self.plan = program.plan
         self.train = _Records(*_records(train))
         self.test = _Records(*_records(test)) if test is not None and len(test.inputs) else None
@@ -165,16 +173,17 @@ class TrainingHost:
         sp = self.plan.layers[cp.connect.dst].split
         return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
 
-    def write_weights(self, sim, weights: Weights) -> None:
+    def write_weights(self, sim, weights: Weights, momentum: Weights | None = None) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:
         full connects (dst, src), bus (dst,), sparse (pairs,); biases (size,));
-        momentum 0; the index tables of sparse connects (pairs per own row,
-        source of each own pair)."""
+        the momentum terms ``momentum`` in the same layout (None: 0); the
+        index tables of sparse connects (pairs per own row, source of each
+        own pair)."""
         plan, sym = self.plan, self.program.image.symbols
+        self._write_rows(sim, weights, lambda cp: cp.weights, lambda lp: lp.bias)
+        if momentum is not None:
+            self._write_rows(sim, momentum, lambda cp: cp.momentum, lambda lp: lp.bias_m)
         for cp in plan.connects:
-            w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
-            for k in range(plan.nodes):
-                sim.write_floats(sym[cp.weights.name], w[self._own(cp, k)].ravel(), node=k)
             sp = cp.sparse
             if sp is not None and sp.kind == "index":
                 pairs, dst = cp.connect.pairs, plan.layers[cp.connect.dst].split
@@ -183,33 +192,55 @@ class TrainingHost:
                     cnt = np.bincount(own[:, 1] - dst.lo(k), minlength=dst.rows(k))
                     sim.write(sym[sp.cnt.name], cnt, node=k)
                     sim.write(sym[sp.idx.name], own[:, 0], node=k)
+        if momentum is None:
+            # momentum starts at 0.0 (memory starts at word 0, which is 1.0)
+            zero = ([cp.momentum for cp in plan.connects]
+                    + [lp.bias_m for lp in plan.layers.values()])
+            for buf in (b for b in zero if b is not None):
+                sim.write_floats(sym[buf.name], np.zeros(buf.words))
+
+    def _write_rows(self, sim, weights: Weights, cbuf, lbuf) -> None:
+        """Each node's rows of ``weights`` into the buffers ``cbuf(connect
+        plan)`` and ``lbuf(layer plan)`` (weights and biases, or their
+        momentum)."""
+        plan, sym = self.plan, self.program.image.symbols
+        for cp in plan.connects:
+            w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
+            for k in range(plan.nodes):
+                sim.write_floats(sym[cbuf(cp).name], w[self._own(cp, k)].ravel(), node=k)
         for name, lp in plan.layers.items():
-            if lp.bias is not None:
+            if lbuf(lp) is not None:
                 b = np.asarray(weights.biases[name], dtype=np.float64)
                 for k in range(plan.nodes):
-                    sim.write_floats(sym[lp.bias.name],
+                    sim.write_floats(sym[lbuf(lp).name],
                                      b[lp.split.lo(k):lp.split.lo(k) + lp.split.rows(k)], node=k)
-        # momentum starts at 0.0 (memory starts at word 0, which is 1.0)
-        zero = [cp.momentum for cp in plan.connects] + [lp.bias_m for lp in plan.layers.values()]
-        for buf in (b for b in zero if b is not None):
-            sim.write_floats(sym[buf.name], np.zeros(buf.words))
 
     def read_weights(self, sim) -> Weights:
         """The weights and biases now in the nodes, assembled whole."""
+        return self._read_rows(sim, lambda cp: cp.weights, lambda lp: lp.bias)
+
+    def read_momentum(self, sim) -> Weights | None:
+        """The momentum terms now in the nodes (None without momentum), in
+        the weights' layout."""
+        if not self.plan.momentum:
+            return None
+        return self._read_rows(sim, lambda cp: cp.momentum, lambda lp: lp.bias_m)
+
+    def _read_rows(self, sim, cbuf, lbuf) -> Weights:
         plan, sym = self.plan, self.program.image.symbols
         out = Weights()
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
             own = [self._own(cp, k) for k in range(plan.nodes)]
-            w = np.concatenate([sim.read_floats(sym[cp.weights.name], (o.stop - o.start) * cols,
+            w = np.concatenate([sim.read_floats(sym[cbuf(cp).name], (o.stop - o.start) * cols,
                                                 node=k) for k, o in enumerate(own)])
             out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
                                              if cp.kind == "full" else w)
         for name, lp in plan.layers.items():
-            if lp.bias is not None:
+            if lbuf(lp) is not None:
                 out.biases[name] = np.concatenate([
-                    sim.read_floats(sym[lp.bias.name], lp.split.rows(k), node=k)
+                    sim.read_floats(sym[lbuf(lp).name], lp.split.rows(k), node=k)
                     for k in range(plan.nodes)])
         return out
 
@@ -245,6 +276,7 @@ class TrainingHost:
                 sim.write(self.addr["order"], self._order_words(epoch), node=node)
             return d.patterns
         if op == TRAIN_TEST:
+            self.evaluated = True
             sim.write(self.addr["order"], np.arange(self.eval_patterns), node=node)
             self._reset_logs(sim, node)
             return self.eval_patterns
@@ -254,7 +286,7 @@ class TrainingHost:
 
     def _order_words(self, epoch: int) -> np.ndarray:
         if epoch not in self._orders:
-            o = np.asarray(self.order(epoch), dtype=np.int64)
+            o = np.asarray(self.order(self.first_epoch + epoch), dtype=np.int64)
             if sorted(o.tolist()) != list(range(len(self.train))):
                 raise ValueError(f"the order of epoch {epoch} is not a permutation of the patterns")
             self._orders = {epoch: o}
@@ -267,7 +299,7 @@ class TrainingHost:
 
     def _decide(self, sim, epoch: int) -> EpochDecision:
         outputs = self.read_outputs(sim) if epoch > 0 else None
-        rate = float(self.decide(epoch, outputs))
+        rate = float(self.decide(self.first_epoch + epoch, outputs))
         if rate > 0:
             self.rates.append(rate)
         return EpochDecision(rate, len(self.train) if rate > 0 else 0)

@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from rapsim.compiler.build import Program, compile_network
+from rapsim.compiler.checkpoint import TrainingState, check_weights
 from rapsim.compiler.host import PatternData, TrainingHost
 from rapsim.compiler.ir import Network, Schedule
 from rapsim.compiler.metrics import Performance, performance
@@ -61,6 +62,10 @@ class TrainResult:
     totals: dict = field(default_factory=dict)   # machine counters of the whole run
     memory: list = field(default_factory=list)   # (symbol, words, region, role)
     database: str = ""                  # where the pattern database was placed
+    #: where training stands at the end (weights, momentum, epochs, the
+    #: shuffle's and the schedule's state): save it with
+    #: rapsim.compiler.checkpoint.save_state to resume later
+    state: TrainingState | None = None
 
     @property
     def simulated_seconds(self) -> float:
@@ -118,16 +123,17 @@ class _Schedule:
     and the next rate, exactly as rapsim.compiler.reference.train does."""
 
     def __init__(self, network: Network, train_set, test_set, epochs: int,
-                 on_epoch: Callable[[EpochStats], None] | None):
+                 on_epoch: Callable[[EpochStats], None] | None,
+                 resume: TrainingState | None = None):
         self.net = network
         self.t_train = np.asarray(train_set.targets, dtype=np.float64).reshape(len(train_set.targets), -1)
         self.t_test = (None if test_set is None or not len(test_set.targets) else
                        np.asarray(test_set.targets, dtype=np.float64).reshape(len(test_set.targets), -1))
         self.limit = epochs
         self.on_epoch = on_epoch
-        self.history: list[EpochStats] = []
-        self.rate = 0.0
-        self.stopped_by = "epochs"
+        self.history: list[EpochStats] = list(resume.history) if resume else []
+        self.rate = resume.rate if resume else 0.0
+        self.stopped_by = resume.stopped_by if resume else "epochs"
 
     def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
         if outputs is not None:
@@ -156,25 +162,45 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 test_set: PatternData | None = None, *, weights: Weights | None = None,
                 epochs: int | None = None, on_epoch=None,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
-                sample_every: int = 0) -> TrainResult:
+                sample_every: int = 0, resume: TrainingState | None = None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
-    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook)."""
+    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook).
+
+    ``resume``: continue a run from its :class:`TrainingState` (weights,
+    momentum, epoch count, pattern-order seed, the schedule's rate and
+    errors): the epochs go on from ``resume.epochs_done``, and the result is
+    exactly that of one run without the break.  Then ``epochs`` counts the
+    epochs to run beyond the saved ones (None: up to the description's
+    ``epochs`` in all)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
         raise RapError(f"the program was compiled for {program.plan.nodes} nodes, "
                        f"the machine has {config.nodes}")
     t = net.training
-    limit = t.epochs if epochs is None else epochs
-    sched = _Schedule(net, train_set, test_set, limit, on_epoch)
+    first = resume.epochs_done if resume else 0
+    if resume is not None:
+        if weights is not None:
+            raise RapError("give either weights or a state to resume from, not both")
+        limit = t.epochs if epochs is None else first + epochs
+        seed, shuffle = resume.order_seed, resume.shuffle
+        weights = resume.weights
+    else:
+        limit = t.epochs if epochs is None else epochs
+        seed, shuffle = t.seed, t.shuffle
+    if weights is not None:
+        check_weights(net, weights)
+    sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume)
     n_train = len(train_set.inputs)
     host = TrainingHost(program, train_set, test_set,
-                        lambda e: pattern_order(n_train, e, t.seed, t.shuffle), sched)
+                        lambda e: pattern_order(n_train, e, seed, shuffle), sched,
+                        first_epoch=first)
     sim = Simulator(config, argv=["train"])
     sim.load(program.image)
     host.load(sim)
-    host.write_weights(sim, weights or initial_weights(net))
+    host.write_weights(sim, weights or initial_weights(net),
+                       resume.momentum if resume is not None else None)
     t0 = time.perf_counter()
     try:
         res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
@@ -187,28 +213,35 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                              + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
     perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
                        config.hostcall_cycles, n_train, host.eval_patterns)
-    outputs = host.read_outputs(sim) if sched.history else np.zeros((0, program.plan.target_words))
-    return TrainResult(net.name, config, sched.history, sched.stopped_by, host.read_weights(sim),
+    outputs = (host.read_outputs(sim) if host.evaluated
+               else np.zeros((0, program.plan.target_words)))
+    final = host.read_weights(sim)
+    state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
+                          sched.rate, list(sched.history), sched.stopped_by)
+    return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
-                       host_seconds, _totals(sim), program.plan.summary(), host.db_region)
+                       host_seconds, _totals(sim), program.plan.summary(), host.db_region,
+                       state)
 
 
 def train(network: Network, train_set: PatternData, test_set: PatternData | None = None, *,
           nodes: int | None = None, config: MachineConfig | None = None,
           weights: Weights | None = None, epochs: int | None = None,
           on_epoch: Callable[[EpochStats], None] | None = None,
-          max_cycles: int = DEFAULT_MAX_CYCLES) -> TrainResult:
+          max_cycles: int = DEFAULT_MAX_CYCLES,
+          resume: TrainingState | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
     :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
-    ``on_epoch(stats)`` is called after every epoch."""
+    ``on_epoch(stats)`` is called after every epoch; ``resume``: see
+    :func:`run_program`."""
     config = config or MachineConfig(nodes=nodes or 1)
     program = compile_network(network, config.nodes, config.memory)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
-                       on_epoch=on_epoch, max_cycles=max_cycles)
+                       on_epoch=on_epoch, max_cycles=max_cycles, resume=resume)
 
 
 @dataclass

@@ -41,6 +41,16 @@ def add_arguments(p) -> None:
     p.add_argument("--epochs", type=int, metavar="E", help="at most E epochs (default: the "
                                                           "description's)")
     p.add_argument("--json", metavar="FILE", help="write the results and measurements as JSON")
+    p.add_argument("--save", metavar="FILE.npz",
+                   help="at the end, save the training state (weights, momentum, epoch count, "
+                        "shuffle and schedule state) to resume later")
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("--resume", metavar="FILE.npz",
+                       help="continue the run saved with --save (--epochs then counts the "
+                            "epochs to add; default: up to the description's epochs)")
+    start.add_argument("--load", metavar="FILE.npz",
+                       help="start from these weights (a --save file or a weights file) "
+                            "instead of the initial ones")
     p.add_argument("--quiet", action="store_true", help="no progress, only the final report")
     p.add_argument("--max-cycles", type=_positive, default=1 << 40, metavar="N",
                    help="stop a node that reaches N simulated cycles (default 2^40)")
@@ -58,9 +68,10 @@ def check_options(args) -> None:
                            "give --test-fraction too")
         if args.split_seed < 0:
             raise RapError(f"--split-seed must be 0 or more, not {args.split_seed}")
-    if args.json:
-        from rapsim.fileio import check_writable
-        check_writable(args.json)             # now, not after the whole run
+    from rapsim.fileio import check_writable
+    for path in (args.json, args.save):
+        if path:
+            check_writable(path)              # now, not after the whole run
 
 
 def load_data(args, network):
@@ -149,8 +160,9 @@ def report(result, file=None) -> None:
 class _Progress:
     """A rich progress bar over epochs, with a line per finished epoch."""
 
-    def __init__(self, total: int, quiet: bool):
+    def __init__(self, total: int, quiet: bool, first: int = 0):
         self.quiet = quiet
+        self.first = first                            # a resumed run's first epoch
         self.every = max(1, -(-total // 20))          # about 20 lines at most
         self.total = total
         self.progress = None
@@ -177,7 +189,8 @@ class _Progress:
         if self.progress is None:
             return
         cells = epoch_row(st)
-        if st.epoch % self.every == 0 or st.epoch == self.total - 1:
+        k = st.epoch - self.first
+        if k % self.every == 0 or k == self.total - 1:
             self.console.print("  ".join(f"{c} {v}" for c, v in zip(EPOCH_COLUMNS, cells) if v))
         self.progress.advance(self.task)
 
@@ -192,16 +205,26 @@ def run(args) -> int:
     check_options(args)
     net = load_network(args.network, args.params)
     train_set, test_set = load_data(args, net)
+    from rapsim.compiler.checkpoint import load_state, load_weights, save_state
+    resume = load_state(args.resume, net) if args.resume else None
+    weights = load_weights(args.load, net) if args.load else None
     program = compile_network(net, config.nodes, config.memory)
-    epochs = net.training.epochs if args.epochs is None else args.epochs
+    if resume is not None:
+        done = resume.epochs_done
+        epochs = max(net.training.epochs - done, 0) if args.epochs is None else args.epochs
+    else:
+        epochs = net.training.epochs if args.epochs is None else args.epochs
     try:
-        with _Progress(epochs, args.quiet) as prog:
+        with _Progress(epochs, args.quiet, resume.epochs_done if resume else 0) as prog:
             result = run_program(program, config, train_set, test_set, epochs=args.epochs,
-                                 on_epoch=prog.epoch, max_cycles=int(args.max_cycles))
+                                 weights=weights, on_epoch=prog.epoch,
+                                 max_cycles=int(args.max_cycles), resume=resume)
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)
         return EXIT_MACHINE_STOPPED
     report(result)
+    if args.save:
+        save_state(args.save, net, result.state)
     if args.json:
         write_file(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
     return 0
