@@ -208,9 +208,19 @@ def read_text(text: str, filename: str = "<text>", params: dict | None = None,
     return r.desc
 
 
-def parse_param_value(name: str, value) -> int | float:
+def parse_param_value(name: str, value) -> int | float | tuple:
     """A parameter override as a number: ints and floats pass, strings are
-    read as decimal numbers (``"256"``, ``"0.5"``, ``"1e-3"``)."""
+    read as decimal numbers (``"256"``, ``"0.5"``, ``"1e-3"``).  A list of
+    values (CLONES' Param: a name with a list of values) is a string of
+    comma-separated numbers (``"128,256"``) or a list or tuple of numbers,
+    and becomes a tuple; a list of one value is that value."""
+    if isinstance(value, str) and "," in value:
+        value = value.split(",")
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise RapError(f"parameter {name!r}: an empty list of values")
+        items = tuple(parse_param_value(name, v) for v in value)
+        return items[0] if len(items) == 1 else items
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise RapError(f"parameter {name!r}: {value!r} is not a number")
     given = value
@@ -308,7 +318,7 @@ class _Reader:
 
     # -- statements -------------------------------------------------------
     def _param(self, st: Tree, file: str, base_dir: str) -> None:
-        tok, expr = st.children
+        tok, *exprs = st.children
         name, loc = str(tok), _loc(file, tok)
         if not self._free(tok, file, "a parameter"):
             return
@@ -320,7 +330,8 @@ class _Reader:
             self.desc.error(loc, f"{name!r} is a function and cannot be a parameter")
             return
         try:
-            value = self._eval(expr, file)
+            values = tuple(self._eval(expr, file) for expr in exprs)
+            value = values[0] if len(values) == 1 else values
         except _EvalError as e:
             self.desc.error(e.loc, str(e))
             value = None
@@ -457,6 +468,8 @@ class _Reader:
             op = node.data
             if op in ("number", "ref"):
                 values.append(self._leaf(node, file))
+            elif op == "index":
+                values.append(self._index(node, file))
             elif op == "call":
                 args = [a for a in node.children[1:] if a is not None]
                 if ready:
@@ -488,7 +501,12 @@ class _Reader:
         if t.data == "ref":
             if text not in self.desc.params:
                 raise _EvalError(_loc(file, tok), f"unknown parameter {text!r}")
-            return self.desc.params[text]
+            value = self.desc.params[text]
+            if isinstance(value, tuple):
+                raise _EvalError(_loc(file, tok), f"parameter {text!r} is a list of "
+                                                  f"{len(value)} values: take one with "
+                                                  f"{text}[0] .. {text}[{len(value) - 1}]")
+            return value
         if not any(c in text for c in ".eE"):
             if len(text) > _MAX_DIGITS:
                 raise _EvalError(_tree_loc(file, t), f"the number {text[:12]}... is out of range")
@@ -497,6 +515,23 @@ class _Reader:
         if not math.isfinite(v):
             raise _EvalError(_tree_loc(file, t), f"the number {text} is out of range")
         return v
+
+
+    def _index(self, t: Tree, file: str):
+        """``NAME[i]``: value i (from 0) of a list parameter; a parameter of
+        one value is a list of one."""
+        tok, expr = t.children
+        name = str(tok)
+        if name not in self.desc.params:
+            raise _EvalError(_loc(file, tok), f"unknown parameter {name!r}")
+        value = self.desc.params[name]
+        items = value if isinstance(value, tuple) else (value,)
+        i = _whole(self._eval(expr, file), "a list index", _tree_loc(file, expr))
+        if not 0 <= i < len(items):
+            raise _EvalError(_tree_loc(file, expr),
+                             f"index {i} is out of range: parameter {name!r} has "
+                             f"{len(items)} value{'s' if len(items) > 1 else ''}")
+        return items[i]
 
 
 #: Integers stay exact, but no larger than floats go (about 1.8e308).

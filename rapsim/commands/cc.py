@@ -21,7 +21,11 @@ and for keeping an image.
 
 def params_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("-P", dest="params", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a 'param' of the description (repeatable)")
+                   help="override a 'param' of the description (repeatable; a list: "
+                        "NAME=V1,V2,...); wins over --params")
+    p.add_argument("--params", dest="params_file", metavar="FILE",
+                   help="override 'param's from a parameter file (NAME = VALUE[, VALUE...] "
+                        "a line; docs/network-language.md)")
 
 
 def parse_params(items: list[str]) -> dict[str, str]:
@@ -48,9 +52,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_machine_arguments(p)
 
 
-def load_network(path: str, params: list[str]):
+def load_network(path: str, params: list[str], params_file: str | None = None):
+    """The network of ``path`` with the overrides of a parameter file and of
+    ``-P`` (which wins)."""
+    from rapsim.compiler.params import merge_params, read_params_file
     from rapsim.compiler.parser import parse_file
-    return parse_file(path, parse_params(params))
+    from_file = read_params_file(params_file) if params_file else {}
+    given = parse_params(params)
+    try:
+        return parse_file(path, merge_params(from_file, given))
+    except RapError as e:
+        # an unknown parameter that only the file gives: name the file
+        bad = [k for k in from_file if k not in given and f"parameter {k!r} is not defined"
+               in str(e)]
+        if bad:
+            raise RapError(f"{params_file}: {e}") from None
+        raise
 
 
 def print_layout(plan, file=None) -> None:
@@ -85,7 +102,7 @@ def run(args) -> int:
     outputs = [args.output] + ([args.asm] if args.asm else [])
     for path in outputs:                  # neither file when one cannot be written
         check_writable(path)
-    net = load_network(args.network, args.params)
+    net = load_network(args.network, args.params, args.params_file)
     prog = compile_network(net, config.nodes, config.memory)
     write_file(args.output, image_bytes(prog.image))
     if args.asm:

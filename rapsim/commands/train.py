@@ -203,7 +203,7 @@ def run(args) -> int:
     from rapsim.fileio import write_file
     config = machine_config(args)
     check_options(args)
-    net = load_network(args.network, args.params)
+    net = load_network(args.network, args.params, args.params_file)
     train_set, test_set = load_data(args, net)
     from rapsim.compiler.checkpoint import load_state, load_weights, save_state
     resume = load_state(args.resume, net) if args.resume else None
