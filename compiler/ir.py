@@ -125,6 +125,9 @@ class Network:
     forward_order: list[str] = field(default_factory=list)
     backward_order: list[str] = field(default_factory=list)
     source: str = ""
+    #: statistics selected by 'stats' statements (rapsim.compiler.stats),
+    #: computed by the host from the outputs after every epoch
+    stats: list[str] = field(default_factory=list)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

@@ -143,6 +143,7 @@ class Description:
     connects: list[ConnectDecl] = field(default_factory=list)
     nets: list[NetDecl] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
+    stats: list[Name] = field(default_factory=list)     # 'stats' statements
     params: dict[str, float] = field(default_factory=dict)
     param_locs: dict[str, Loc] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
@@ -391,6 +392,9 @@ class _Reader:
                 decl.entries.append((_name(file, role), [_name(file, t) for t in layers]))
         self.desc.nets.append(decl)
 
+    def _stats(self, st: Tree, file: str, base_dir: str) -> None:
+        self.desc.stats.extend(_name(file, tok) for tok in st.children)
+
     def _train(self, st: Tree, file: str, base_dir: str) -> None:
         for e in st.children:
             if not isinstance(e, Tree):
@@ -602,7 +606,7 @@ def _syntax_message(e: UnexpectedInput) -> str:
     return f"syntax error: unexpected {what}{tail}"
 
 
-_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN"}
+_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "STATS"}
 _KEYWORDS_TEXT = {k.lower() for k in _KEYWORDS}
 
 

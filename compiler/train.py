@@ -34,6 +34,7 @@ from rapsim.compiler.metrics import Performance, performance
 from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pattern_correct,
                                        pattern_loss, pattern_order)
 from rapsim.compiler.schedule import next_learning_rate
+from rapsim.compiler.stats import available, compute
 from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 
@@ -66,6 +67,10 @@ class TrainResult:
     #: shuffle's and the schedule's state): save it with
     #: rapsim.compiler.checkpoint.save_state to resume later
     state: TrainingState | None = None
+    #: the selected statistics after every epoch of this run
+    #: (rapsim.compiler.stats): {"epoch": e, "train": {name: value},
+    #: "test": {name: value} (with a test set)}
+    stats: list = field(default_factory=list)
 
     @property
     def simulated_seconds(self) -> float:
@@ -81,6 +86,15 @@ class TrainResult:
     def test_outputs(self) -> np.ndarray:
         return self.outputs[self.train_patterns:]
 
+    def _epoch_dict(self, e: EpochStats) -> dict:
+        d = {"epoch": e.epoch, "rate": e.rate, "train_loss": e.train_loss,
+             "train_accuracy": e.train_accuracy, "test_loss": e.test_loss,
+             "test_accuracy": e.test_accuracy}
+        st = next((s for s in self.stats if s["epoch"] == e.epoch), None)
+        if st is not None:
+            d["stats"] = {k: v for k, v in st.items() if k != "epoch"}
+        return d
+
     def to_dict(self) -> dict:
         """Everything but the weights and outputs, as JSON-ready values."""
         return {
@@ -91,9 +105,7 @@ class TrainResult:
             "train_patterns": self.train_patterns,
             "test_patterns": self.test_patterns,
             "stopped_by": self.stopped_by,
-            "epochs": [{"epoch": e.epoch, "rate": e.rate, "train_loss": e.train_loss,
-                        "train_accuracy": e.train_accuracy, "test_loss": e.test_loss,
-                        "test_accuracy": e.test_accuracy} for e in self.epochs],
+            "epochs": [self._epoch_dict(e) for e in self.epochs],
             "simulated_cycles": self.cycles,
             "simulated_seconds": self.simulated_seconds,
             "host_seconds": self.host_seconds,
@@ -124,8 +136,10 @@ class _Schedule:
 
     def __init__(self, network: Network, train_set, test_set, epochs: int,
                  on_epoch: Callable[[EpochStats], None] | None,
-                 resume: TrainingState | None = None):
+                 resume: TrainingState | None = None, stats: list[str] = ()):
         self.net = network
+        self.stat_names = list(stats)
+        self.stats: list[dict] = []
         self.t_train = np.asarray(train_set.targets, dtype=np.float64).reshape(len(train_set.targets), -1)
         self.t_test = (None if test_set is None or not len(test_set.targets) else
                        np.asarray(test_set.targets, dtype=np.float64).reshape(len(test_set.targets), -1))
@@ -147,6 +161,13 @@ class _Schedule:
                 st.test_loss = float(np.mean(pattern_loss(self.net, yt, self.t_test)))
                 st.test_accuracy = float(np.mean(pattern_correct(self.net, yt, self.t_test)))
             self.history.append(st)
+            if self.stat_names:
+                n = len(self.t_train)
+                rec = {"epoch": epoch - 1,
+                       "train": compute(self.net, self.stat_names, outputs[:n], self.t_train)}
+                if self.t_test is not None:
+                    rec["test"] = compute(self.net, self.stat_names, outputs[n:], self.t_test)
+                self.stats.append(rec)
             if self.on_epoch is not None:
                 self.on_epoch(st)
         if epoch >= self.limit:
@@ -162,7 +183,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 test_set: PatternData | None = None, *, weights: Weights | None = None,
                 epochs: int | None = None, on_epoch=None,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
-                sample_every: int = 0, resume: TrainingState | None = None) -> TrainResult:
+                sample_every: int = 0, resume: TrainingState | None = None,
+                stats: list[str] | None = None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
     machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook).
@@ -172,7 +194,10 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     errors): the epochs go on from ``resume.epochs_done``, and the result is
     exactly that of one run without the break.  Then ``epochs`` counts the
     epochs to run beyond the saved ones (None: up to the description's
-    ``epochs`` in all)."""
+    ``epochs`` in all).
+
+    ``stats``: statistics (rapsim.compiler.stats) to compute after every
+    epoch besides the description's own (``network.stats``)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
@@ -191,7 +216,11 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         seed, shuffle = t.seed, t.shuffle
     if weights is not None:
         check_weights(net, weights)
-    sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume)
+    names = list(net.stats) + [s for s in (stats or []) if s not in net.stats]
+    unknown = [s for s in names if s not in available()]
+    if unknown:
+        raise RapError(f"unknown statistic {unknown[0]!r} (there are: {', '.join(available())})")
+    sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names)
     n_train = len(train_set.inputs)
     host = TrainingHost(program, train_set, test_set,
                         lambda e: pattern_order(n_train, e, seed, shuffle), sched,
@@ -221,7 +250,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
                        host_seconds, _totals(sim), program.plan.summary(), host.db_region,
-                       state)
+                       state, sched.stats)
 
 
 def train(network: Network, train_set: PatternData, test_set: PatternData | None = None, *,
@@ -229,19 +258,21 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           weights: Weights | None = None, epochs: int | None = None,
           on_epoch: Callable[[EpochStats], None] | None = None,
           max_cycles: int = DEFAULT_MAX_CYCLES,
-          resume: TrainingState | None = None) -> TrainResult:
+          resume: TrainingState | None = None,
+          stats: list[str] | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
     :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
-    ``on_epoch(stats)`` is called after every epoch; ``resume``: see
+    ``on_epoch(stats)`` is called after every epoch; ``resume``, ``stats``: see
     :func:`run_program`."""
     config = config or MachineConfig(nodes=nodes or 1)
     program = compile_network(network, config.nodes, config.memory)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
-                       on_epoch=on_epoch, max_cycles=max_cycles, resume=resume)
+                       on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
+                       stats=stats)
 
 
 @dataclass

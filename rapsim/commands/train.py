@@ -41,6 +41,10 @@ def add_arguments(p) -> None:
     p.add_argument("--epochs", type=int, metavar="E", help="at most E epochs (default: the "
                                                           "description's)")
     p.add_argument("--json", metavar="FILE", help="write the results and measurements as JSON")
+    p.add_argument("--stats", metavar="NAME[,NAME...]",
+                   help="statistics to compute after every epoch besides the description's "
+                        "'stats' (class_error, confusion, output_accuracy; shown for the last "
+                        "epoch, every epoch's in --json)")
     p.add_argument("--save", metavar="FILE.npz",
                    help="at the end, save the training state (weights, momentum, epoch count, "
                         "shuffle and schedule state) to resume later")
@@ -68,6 +72,14 @@ def check_options(args) -> None:
                            "give --test-fraction too")
         if args.split_seed < 0:
             raise RapError(f"--split-seed must be 0 or more, not {args.split_seed}")
+    if args.stats is not None:
+        from rapsim.compiler.stats import available
+        names = [s.strip() for s in args.stats.split(",")]
+        for s in names:
+            if s not in available():
+                raise RapError(f"--stats: unknown statistic {s!r} (there are: "
+                               f"{', '.join(available())})")
+        args.stats = names
     from rapsim.fileio import check_writable
     for path in (args.json, args.save):
         if path:
@@ -127,6 +139,8 @@ def report(result, file=None) -> None:
         for st in shown(result.epochs):
             t.add_row(*epoch_row(st))
         con.print(t)
+    if result.stats:
+        report_stats(result.stats[-1], con)
     perf = result.performance.to_dict()
     cfg = result.config
     m = Table(title=f"{cfg.nodes} node{'s' if cfg.nodes > 1 else ''} "
@@ -155,6 +169,39 @@ def report(result, file=None) -> None:
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
               f"database in {result.database.upper()}")
+
+
+def report_stats(record: dict, con) -> None:
+    """The statistics of one epoch (rapsim.compiler.stats) as tables."""
+    from rich.table import Table
+    for part in ("train", "test"):
+        for name, value in record.get(part, {}).items():
+            title = f"epoch {record['epoch']}, {'training' if part == 'train' else 'test'} set: "
+            if name == "confusion":
+                for layer, m in value.items():
+                    con.print(title + f"confusion of {layer} (rows: target, columns: output)")
+                    t = Table()
+                    t.add_column("class")
+                    for j in range(len(m)):
+                        t.add_column(str(j), justify="right")
+                    for i, row in enumerate(m):
+                        t.add_row(str(i), *map(str, row))
+                    con.print(t)
+            elif name == "class_error":
+                for layer, v in value.items():
+                    con.print(title + f"error per class of {layer}")
+                    t = Table()
+                    for col in ("class", "patterns", "error"):
+                        t.add_column(col, justify="right")
+                    for i, (n, e) in enumerate(zip(v["patterns"], v["error"])):
+                        t.add_row(str(i), str(n), "" if e is None else f"{100 * e:.1f}%")
+                    con.print(t)
+            elif name == "output_accuracy":
+                acc = value["accuracy"]
+                con.print(title + "accuracy per output unit: " + " ".join(
+                    "-" if a is None else f"{100 * a:.1f}%" for a in acc))
+            else:
+                con.print(title + f"{name}: {json.dumps(value)}")
 
 
 class _Progress:
@@ -218,7 +265,8 @@ def run(args) -> int:
         with _Progress(epochs, args.quiet, resume.epochs_done if resume else 0) as prog:
             result = run_program(program, config, train_set, test_set, epochs=args.epochs,
                                  weights=weights, on_epoch=prog.epoch,
-                                 max_cycles=int(args.max_cycles), resume=resume)
+                                 max_cycles=int(args.max_cycles), resume=resume,
+                                 stats=args.stats)
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)
         return EXIT_MACHINE_STOPPED
