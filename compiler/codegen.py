@@ -426,24 +426,8 @@ class _Gen:
         e.ins("BNZ", label)
 
     def program(self) -> str:
-        e, p = self.e, self.p
-        net = p.network
-        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
-                  f"{net.connections()} connections, on {self.n} nodes")
-        e.label("_main")
-        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
-        e.ins("LDI", "@k_ring", "AR0")
-        e.ins("NOP")
-        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
-        e.ins("CMPI", str(self.n), "R0")
-        e.ins("BNE", "wrong_n")
-        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
-        e.ins("MPYI", "NV_WORDS", "R0")
-        e.ins("ADDI", "@k_nvtab", "R0")
-        e.ins("LDI", "R0", "AR3")
-        e.ins("LDI", "@k_nv", "AR2")
-        e.ins("LDI", "NV_WORDS", "AR4")
-        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+        e = self.e
+        self.prologue()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
@@ -463,6 +447,38 @@ class _Gen:
         e.label("done")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
+        self.failures()
+        return self.assemble_text()
+
+    def prologue(self, before_ldp: tuple[str, ...] = ()) -> None:
+        """``_main``: DP, the node count check, this node's row of the
+        per-node table (``before_ldp``: instructions that run first, e.g.
+        keeping main's arguments)."""
+        e, p = self.e, self.p
+        net = p.network
+        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
+                  f"{net.connections()} connections, on {self.n} nodes")
+        e.label("_main")
+        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
+        for line in before_ldp:
+            e.text.append(line)
+        e.ins("LDI", "@k_ring", "AR0")
+        e.ins("NOP")
+        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
+        e.ins("CMPI", str(self.n), "R0")
+        e.ins("BNE", "wrong_n")
+        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
+        e.ins("MPYI", "NV_WORDS", "R0")
+        e.ins("ADDI", "@k_nvtab", "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.ins("LDI", "@k_nv", "AR2")
+        e.ins("LDI", "NV_WORDS", "AR4")
+        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+
+    def failures(self) -> None:
+        """The exits with a message (exit status 2): a machine of another
+        size, no training host."""
+        e = self.e
         e.label("wrong_n")
         e.ins("LDI", "@k_wrongmsg", "AR3")
         e.ins("LDI", "wrongmsg_end-wrongmsg", "AR4")
@@ -475,7 +491,10 @@ class _Gen:
         e.ins("CALL", "_write")
         e.ins("LDI", "2", "AR2")
         e.ins("CALL", "_exit")
-        return self.assemble_text()
+
+    def page_vars(self) -> list[str]:
+        """More variables on the DP page (a subclass's own)."""
+        return []
 
     def callees(self) -> set[str]:
         """The firmware routines the program calls (imported with .global)."""
@@ -511,6 +530,7 @@ class _Gen:
         out.append("k_nvtab: .word nvtab")
         out.append("k_wrongmsg: .word wrongmsg")
         out.append("k_nohostmsg: .word nohostmsg")
+        out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
         # the end of what @ addresses; the rest is reached through pointers

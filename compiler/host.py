@@ -39,6 +39,15 @@ from rapsim.compiler.reference import Weights
 from rapsim.memmap import DRAM_BASE
 
 
+def own_part(plan, cp, k: int) -> slice:
+    """Node k's part of a connect's weights in the reference's layout
+    (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
+    if cp.sparse is not None:
+        return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
+    sp = plan.layers[cp.connect.dst].split
+    return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
+
+
 class PatternData(Protocol):
     """A pattern database as the nodes see it (e.g.
     :class:`rapsim.compiler.data.PatternSet`): one input record and one
@@ -166,12 +175,7 @@ class TrainingHost:
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
     def _own(self, cp, k: int) -> slice:
-        """Node k's part of a connect's weights in the reference's layout
-        (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
-        if cp.sparse is not None:
-            return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
-        sp = self.plan.layers[cp.connect.dst].split
-        return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
+        return own_part(self.plan, cp, k)
 
     def write_weights(self, sim, weights: Weights, momentum: Weights | None = None) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:

@@ -48,6 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-S", "--asm", metavar="FILE", help="also write the generated assembly")
     p.add_argument("--layout", action="store_true",
                    help="print the partition and every node buffer's place in memory")
+    p.add_argument("--forward-only", action="store_true",
+                   help="build the inference image: it reads weights and patterns from files "
+                        "(or patterns from stdin) and writes the outputs (docs/inference.md)")
+    p.add_argument("--weights", metavar="FILE.npz",
+                   help="with --forward-only and --weights-file: the weights to convert")
+    p.add_argument("--weights-file", metavar="FILE",
+                   help="with --forward-only: write --weights as the image's weights file")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -99,11 +106,26 @@ def run(args) -> int:
     from rapsim.compiler.build import compile_network
     from rapsim.fileio import check_writable, write_file
     config = machine_config(args)
-    outputs = [args.output] + ([args.asm] if args.asm else [])
-    for path in outputs:                  # neither file when one cannot be written
+    if (args.weights or args.weights_file) and not args.forward_only:
+        raise RapError("--weights and --weights-file go with --forward-only")
+    if bool(args.weights) != bool(args.weights_file):
+        raise RapError("--weights and --weights-file go together (the weights to convert and "
+                       "the file to write)")
+    outputs = [args.output] + ([args.asm] if args.asm else []) + (
+        [args.weights_file] if args.weights_file else [])
+    for path in outputs:                  # no file when one cannot be written
         check_writable(path)
     net = load_network(args.network, args.params, args.params_file)
-    prog = compile_network(net, config.nodes, config.memory)
+    if args.forward_only:
+        from rapsim.compiler.checkpoint import load_weights
+        from rapsim.compiler.infer import compile_inference, weights_file_words
+        weights = load_weights(args.weights, net) if args.weights else None
+        prog = compile_inference(net, config.nodes, config.memory)
+        if weights is not None:
+            write_file(args.weights_file,
+                       weights_file_words(prog.plan, weights).astype("<u4").tobytes())
+    else:
+        prog = compile_network(net, config.nodes, config.memory)
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)
