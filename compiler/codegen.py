@@ -412,8 +412,10 @@ class _Gen:
         """R4 patterns in the order the host wrote at hv_order: train them
         (forward, backward, update) or evaluate them (forward, log)."""
         e = self.e
+        self.begin_pass(train)
         e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
         e.label(label)
+        self.before_record()
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
@@ -424,6 +426,17 @@ class _Gen:
             self.log_outputs()
         e.ins("SUBI", "1", "R4")
         e.ins("BNZ", label)
+        self.end_pass()
+
+    # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
+    def begin_pass(self, train: bool) -> None:
+        """Before the first pattern of a pass (R4: its patterns)."""
+
+    def before_record(self) -> None:
+        """Before each pattern's ``cur`` is taken from the order (AR7)."""
+
+    def end_pass(self) -> None:
+        """After the last pattern of a pass, before the barrier."""
 
     def program(self) -> str:
         e = self.e

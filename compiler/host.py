@@ -137,13 +137,27 @@ class TrainingHost:
             raise ValueError("the test records do not have the training records' shape")
 
     # -- the database layout ------------------------------------------------------------
-    def _layout(self) -> None:
-        plan, sym = self.plan, self.program.image.symbols
-        records = len(self.train) + (len(self.test) if self.test else 0)
+    def _sizes(self) -> dict[str, int]:
+        """The words of each part of the database in a node's memory."""
+        plan = self.plan
+        records = self.eval_patterns
         sizes = {"in": records * plan.input_words, "tgt": records * plan.target_words,
                  "order": records}
         for name in plan.outputs:
             sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
+        return sizes
+
+    def fits(self) -> bool:
+        """Whether the database fits a node's memory (SRAM or DRAM)."""
+        try:
+            self._layout()
+        except LoweringError:
+            return False
+        return True
+
+    def _layout(self) -> None:
+        plan, sym = self.plan, self.program.image.symbols
+        sizes = self._sizes()
         total = sum(sizes.values())
         sram_lo = sym["__SRAM_free"] + STACK_RESERVE + 256
         if sram_lo + total <= sym["__SRAM_end"]:
@@ -281,7 +295,7 @@ class TrainingHost:
             return d.patterns
         if op == TRAIN_TEST:
             self.evaluated = True
-            sim.write(self.addr["order"], np.arange(self.eval_patterns), node=node)
+            sim.write(self.addr["order"], self._eval_order_words(), node=node)
             self._reset_logs(sim, node)
             return self.eval_patterns
         from rapsim.daemon import DaemonError
@@ -295,6 +309,9 @@ class TrainingHost:
                 raise ValueError(f"the order of epoch {epoch} is not a permutation of the patterns")
             self._orders = {epoch: o}
         return self._orders[epoch]
+
+    def _eval_order_words(self) -> np.ndarray:
+        return np.arange(self.eval_patterns)
 
     def _reset_logs(self, sim, node: int) -> None:
         sym = self.program.image.symbols

@@ -20,6 +20,7 @@ network on a machine without training it to the end (``rap bench``).
 """
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -35,6 +36,7 @@ from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pat
                                        pattern_loss, pattern_order)
 from rapsim.compiler.schedule import next_learning_rate
 from rapsim.compiler.stats import available, compute
+from rapsim.compiler.stream import DEFAULT_BLOCK, StreamingHost, compile_streaming, is_streaming
 from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 
@@ -184,7 +186,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 epochs: int | None = None, on_epoch=None,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
                 sample_every: int = 0, resume: TrainingState | None = None,
-                stats: list[str] | None = None) -> TrainResult:
+                stats: list[str] | None = None, stream: bool | None = None,
+                stream_block: int | None = None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
     machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook).
@@ -197,7 +200,13 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     ``epochs`` in all).
 
     ``stats``: statistics (rapsim.compiler.stats) to compute after every
-    epoch besides the description's own (``network.stats``)."""
+    epoch besides the description's own (``network.stats``).
+
+    ``stream``: stream the patterns from host files in blocks of
+    ``stream_block`` records (rapsim.compiler.stream) -- True: always;
+    None (the default): only when the database does not fit a node's
+    memory (the program is then recompiled with streaming passes); False:
+    never (a database that does not fit is an error)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
@@ -222,21 +231,33 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         raise RapError(f"unknown statistic {unknown[0]!r} (there are: {', '.join(available())})")
     sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names)
     n_train = len(train_set.inputs)
-    host = TrainingHost(program, train_set, test_set,
-                        lambda e: pattern_order(n_train, e, seed, shuffle), sched,
-                        first_epoch=first)
-    sim = Simulator(config, argv=["train"])
-    sim.load(program.image)
-    host.load(sim)
-    host.write_weights(sim, weights or initial_weights(net),
-                       resume.momentum if resume is not None else None)
-    t0 = time.perf_counter()
+    args = (train_set, test_set, lambda e: pattern_order(n_train, e, seed, shuffle), sched)
+    streaming = is_streaming(program)
+    if not streaming:
+        host = TrainingHost(program, *args, first_epoch=first)
+        if stream or (stream is None and not host.fits()):
+            program = compile_streaming(net, config.nodes, config.memory)
+            streaming = True
+    folder = tempfile.TemporaryDirectory(prefix="rap-stream-") if streaming else None
     try:
-        res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
-                      sampler=None if sampler is None else (lambda s: sampler(s, host)))
+        if streaming:
+            host = StreamingHost(program, *args, first_epoch=first, folder=folder.name,
+                                 block=stream_block or DEFAULT_BLOCK)
+        sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".")
+        sim.load(program.image)
+        host.load(sim)
+        host.write_weights(sim, weights or initial_weights(net),
+                           resume.momentum if resume is not None else None)
+        t0 = time.perf_counter()
+        try:
+            res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
+                          sampler=None if sampler is None else (lambda s: sampler(s, host)))
+        finally:
+            sim.daemon.close_all()
+        host_seconds = time.perf_counter() - t0
     finally:
-        sim.daemon.close_all()
-    host_seconds = time.perf_counter() - t0
+        if folder is not None:
+            folder.cleanup()
     if not res.ok or res.exit_status:
         raise TrainingFailed("the simulated RAP stopped before training finished: "
                              + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
@@ -249,7 +270,9 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                           sched.rate, list(sched.history), sched.stopped_by)
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
-                       host_seconds, _totals(sim), program.plan.summary(), host.db_region,
+                       host_seconds, _totals(sim), program.plan.summary(),
+                       host.db_region + (f", streamed in blocks of {host.block} records"
+                                         if streaming else ""),
                        state, sched.stats)
 
 
@@ -259,20 +282,21 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           on_epoch: Callable[[EpochStats], None] | None = None,
           max_cycles: int = DEFAULT_MAX_CYCLES,
           resume: TrainingState | None = None,
-          stats: list[str] | None = None) -> TrainResult:
+          stats: list[str] | None = None, stream: bool | None = None,
+          stream_block: int | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
     :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
-    ``on_epoch(stats)`` is called after every epoch; ``resume``, ``stats``: see
-    :func:`run_program`."""
+    ``on_epoch(stats)`` is called after every epoch; ``resume``, ``stats``, ``stream``,
+    ``stream_block``: see :func:`run_program`."""
     config = config or MachineConfig(nodes=nodes or 1)
     program = compile_network(network, config.nodes, config.memory)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
-                       stats=stats)
+                       stats=stats, stream=stream, stream_block=stream_block)
 
 
 @dataclass

@@ -45,6 +45,11 @@ def add_arguments(p) -> None:
                    help="statistics to compute after every epoch besides the description's "
                         "'stats' (class_error, confusion, output_accuracy; shown for the last "
                         "epoch, every epoch's in --json)")
+    p.add_argument("--stream", action="store_true",
+                   help="stream the patterns from host files in blocks even when the database "
+                        "fits a node's memory (it is streamed anyway when it does not)")
+    p.add_argument("--stream-block", type=_positive, metavar="N",
+                   help="records per block of a streamed database (default 64)")
     p.add_argument("--save", metavar="FILE.npz",
                    help="at the end, save the training state (weights, momentum, epoch count, "
                         "shuffle and schedule state) to resume later")
@@ -168,7 +173,7 @@ def report(result, file=None) -> None:
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
-              f"database in {result.database.upper()}")
+              f"database in {_region(result.database)}")
 
 
 def report_stats(record: dict, con) -> None:
@@ -202,6 +207,12 @@ def report_stats(record: dict, con) -> None:
                     "-" if a is None else f"{100 * a:.1f}%" for a in acc))
             else:
                 con.print(title + f"{name}: {json.dumps(value)}")
+
+
+def _region(database: str) -> str:
+    """'sram' -> 'SRAM'; 'sram, streamed in blocks ...' -> 'SRAM, streamed in blocks ...'."""
+    region, sep, rest = database.partition(",")
+    return region.upper() + sep + rest
 
 
 class _Progress:
@@ -266,7 +277,8 @@ def run(args) -> int:
             result = run_program(program, config, train_set, test_set, epochs=args.epochs,
                                  weights=weights, on_epoch=prog.epoch,
                                  max_cycles=int(args.max_cycles), resume=resume,
-                                 stats=args.stats)
+                                 stats=args.stats, stream=True if args.stream else None,
+                                 stream_block=args.stream_block)
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)
         return EXIT_MACHINE_STOPPED
