@@ -16,15 +16,19 @@ run it):
               (READ_WORDS): no node reads a whole matrix.
 ``PATTERNS``  input records as C30 words, one after the other (the input
               layers side by side, as in training; :func:`inputs_file_words`),
-              or ``-``: standard input, in the same format.  Node 0 reads each
-              record (READ_WORDS; from standard input it waits for the whole
-              record) and passes it to every node over the ring
+              or ``-``: standard input, in the same format.  Node 0 reads a
+              block of up to B records per call (READ_WORDS; from standard
+              input it waits for the whole block or the end of the input) and
+              passes each record to every node over the ring
               (``_ring_allgather`` with node 0 owning the whole record and a
               flag word: 0 at the end of the input).
-``OUTPUT``    created (truncated) by node 0; then each node writes its own
-              slice of every output layer of pattern p at word
-              ``p * output_words + offset`` (LSEEK, WRITE_WORDS): the output
-              layers side by side, C30 words.
+``OUTPUT``    written by node 0 (created or truncated): each output layer's
+              slices are all-gathered, node 0 appends the output record (the
+              output layers side by side, C30 words) to a block and writes it
+              every B records (WRITE_WORDS) and at the end.
+
+B is 64 (``compile_inference(..., block=B)``): two host calls per 64
+patterns on node 0 instead of several per pattern on every node.
 
 The forward pass is the training program's (rapsim.compiler.codegen): the
 same partition, kernels and ring collectives, so outputs equal those of the
@@ -200,19 +204,19 @@ class _InferGen(_Gen):
         e.ins("LDI", "@i_wfd", "AR2")
         e.ins("CALL", "_close")
 
+    def __init__(self, plan: Plan, block: int):
+        super().__init__(plan)
+        self.block = block
+
     def open_files(self) -> None:
         e = self.e
-        e.comment("the output file: node 0 creates it, then every node opens it")
-        self.only_node0("created")
-        self.open(3, O_WRONLY | O_CREAT | O_TRUNC, "no_output")
-        e.ins("LDI", "R0", "AR2")
-        e.ins("CALL", "_close")
-        e.label("created")
-        self.barrier()
-        self.open(3, O_WRONLY, "no_output")
-        e.ins("STI", "R0", "@i_ofd")
-        e.comment("the patterns: node 0 reads them ('-': standard input)")
+        e.comment("node 0: the output file (created) and the patterns ('-': standard input);")
+        e.comment("a failure leaves a negative descriptor, reported with the first record on")
+        e.comment("every node (node 0 alone stopping would leave the others waiting)")
         self.only_node0("opened")
+        self.open(3, O_WRONLY | O_CREAT | O_TRUNC, "ofd")
+        e.label("ofd")
+        e.ins("STI", "R0", "@i_ofd")
         self.argv(2)
         e.ins("LDI", "*AR2", "R0")
         e.ins("CMPI", str(ord("-")), "R0")
@@ -221,30 +225,54 @@ class _InferGen(_Gen):
         e.ins("BNZ", "popen")
         e.ins("BR", "pfd", comment="fd 0: standard input")
         e.label("popen")
-        # a failure leaves a negative fd: reported with the first record, on
-        # every node (node 0 alone stopping would leave the others waiting)
         self.open(2, O_RDONLY, "pfd")
         e.label("pfd")
         e.ins("STI", "R0", "@i_pfd")
+        e.load("R0", Addr("i_oblk"))
+        e.ins("STI", "R0", "@i_optr")
         e.label("opened")
 
+    def imm(self, value: int) -> str:
+        return str(value) if -32768 <= value <= 32767 else "@" + self.e.const(str(value))
+
     def read_record(self) -> None:
-        """Node 0 reads a record after a flag word; every node gets both."""
+        """Node 0 takes the next record from its input block (reading a
+        block of records when it is empty) and sets the flag word; every
+        node gets both over the ring."""
         e, w = self.e, self.p.input_words
         self.only_node0("shared")
-        e.ins("LDI", "2", "R1", comment="flag 2: no pattern file")
-        e.ins("LDI", "@i_pfd", "AR2")
-        e.ins("CMPI", "0", "AR2")
+        e.ins("LDI", "4", "R1", comment="flag 4: no output file")
+        e.ins("LDI", "@i_ofd", "R0")
         e.ins("BLT", "flag")
-        e.load("AR3", Addr("i_rec", 1))
-        e.load("AR4", Imm(w))
-        e.ins("CALL", "_read_words", comment="the next record")
-        e.ins("LDI", "0", "R1")
+        e.ins("LDI", "2", "R1", comment="flag 2: no pattern file")
+        e.ins("LDI", "@i_pfd", "R0")
+        e.ins("BLT", "flag")
+        e.ins("LDI", "@i_inleft", "R0")
+        e.ins("BNZ", "have")
+        e.ins("LDI", "@i_pfd", "AR2")
+        e.load("AR3", Addr("i_in"))
+        e.load("AR4", Imm(self.block * w))
+        e.ins("CALL", "_read_words", comment=f"a block of up to {self.block} records")
+        e.ins("STI", "R0", "@i_inleft")
+        e.load("R1", Addr("i_in"))
+        e.ins("STI", "R1", "@i_inptr")
+        e.ins("LDI", "0", "R1", comment="flag 0: end of the input")
         e.ins("CMPI", "0", "R0")
-        e.ins("BZ", "flag", comment="flag 0: end of the input")
+        e.ins("BLE", "flag")
+        e.label("have")
         e.ins("LDI", "3", "R1", comment="flag 3: an incomplete record")
-        self.cmp(Imm(w), "R0")
-        e.ins("BNE", "flag")
+        e.ins("LDI", "@i_inleft", "R0")
+        e.ins("CMPI", self.imm(w), "R0")
+        e.ins("BLT", "flag")
+        e.ins("SUBI", self.imm(w), "R0")
+        e.ins("STI", "R0", "@i_inleft")
+        e.load("AR2", Addr("i_rec", 1))
+        e.ins("LDI", "@i_inptr", "AR3")
+        e.load("AR4", Imm(w))
+        e.ins("CALL", "_vcopy", comment="the record")
+        e.ins("LDI", "@i_inptr", "R0")
+        e.ins("ADDI", self.imm(w), "R0")
+        e.ins("STI", "R0", "@i_inptr")
         e.ins("LDI", "1", "R1", comment="flag 1: a record")
         e.label("flag")
         e.load("AR0", Addr("i_rec"))
@@ -256,34 +284,62 @@ class _InferGen(_Gen):
         e.load("AR0", Addr("i_rec"))
         e.ins("LDI", "*AR0", "R0")
         e.ins("BZ", "end")
-        e.ins("CMPI", "2", "R0")
-        e.ins("BEQ", "no_patterns")
-        e.ins("CMPI", "3", "R0")
-        e.ins("BEQ", "partial")
+        for flag, label in ((2, "no_patterns"), (3, "partial"), (4, "no_output")):
+            e.ins("CMPI", str(flag), "R0")
+            e.ins("BEQ", label)
 
     def write_outputs(self) -> None:
+        """Every output layer's whole vector to node 0 (all-gathered), which
+        appends the output record to its output block and writes the block
+        when it is full."""
         e, p = self.e, self.p
         for name in p.outputs:
             lp = p.layers[name]
-            rows = self.rows(lp)
-            boff = e.pernode(f"ooff_{name}", [4 * (lp.target_offset + lp.split.lo(k))
-                                              for k in range(self.n)])
-            e.ins("LDI", "R5", "R0")
-            e.load("R1", Imm(4 * p.target_words))
-            e.ins("MPYI", "R1", "R0")
-            e.ins("ADDI", "@" + boff.sym, "R0")
-            e.ins("LDI", "R0", "AR3")
-            e.ins("LDI", "@i_ofd", "AR2")
-            e.ins("LDI", "0", "AR4")
-            e.ins("CALL", "_lseek", comment=f"pattern's place of this node's {name}")
-            e.ins("CMPI", "0", "R0")
-            e.ins("BLT", "no_output")
-            e.ins("LDI", "@i_ofd", "AR2")
-            e.load("AR3", self.act_own(lp))
-            e.load("AR4", rows)
-            e.ins("CALL", "_write_words", comment=f"write {name}")
-            e.ins("CMPI", "0", "R0")
-            e.ins("BLT", "no_output")
+            src = self.act_own(lp)
+            if self.n > 1:
+                dst = e.pernode(f"oown_{name}", [f"i_out+{lp.target_offset + lp.split.lo(k)}"
+                                                 for k in range(self.n)])
+                e.call("_vcopy", [dst, src, self.rows(lp)], comment=f"own slice of {name}")
+                e.call("_ring_allgather", [Addr("i_out", lp.target_offset), self.off_table(lp)],
+                       comment=f"{name} whole to every node")
+                src = Addr("i_out", lp.target_offset)
+        self.only_node0("written")
+        for name in p.outputs:
+            lp = p.layers[name]
+            src = Addr("i_out", lp.target_offset) if self.n > 1 else self.act_own(lp)
+            e.ins("LDI", "@i_optr", "AR2")
+            if lp.target_offset:
+                e.ins("ADDI", self.imm(lp.target_offset), "AR2")
+            e.load("AR3", src)
+            e.load("AR4", Imm(lp.layer.size))
+            e.ins("CALL", "_vcopy", comment=f"{name} into the output block")
+        e.ins("LDI", "@i_optr", "R0")
+        e.ins("ADDI", self.imm(p.target_words), "R0")
+        e.ins("STI", "R0", "@i_optr")
+        e.ins("LDI", "@i_ocount", "R0")
+        e.ins("ADDI", "1", "R0")
+        e.ins("STI", "R0", "@i_ocount")
+        e.ins("CMPI", self.imm(self.block), "R0")
+        e.ins("BLT", "written")
+        self.flush()
+        e.label("written")
+
+    def flush(self) -> None:
+        """Node 0: write the output block's records and empty it."""
+        e = self.e
+        e.ins("LDI", "@i_ocount", "R0")
+        e.load("R1", Imm(self.p.target_words))
+        e.ins("MPYI", "R1", "R0")
+        e.ins("LDI", "R0", "AR4")
+        e.ins("LDI", "@i_ofd", "AR2")
+        e.load("AR3", Addr("i_oblk"))
+        e.ins("CALL", "_write_words", comment="the output block")
+        e.ins("CMPI", "0", "R0")
+        e.ins("BLT", "no_output")
+        e.load("R0", Addr("i_oblk"))
+        e.ins("STI", "R0", "@i_optr")
+        e.ins("LDI", "0", "R0")
+        e.ins("STI", "R0", "@i_ocount")
 
     def program(self) -> str:
         e = self.e
@@ -307,12 +363,18 @@ class _InferGen(_Gen):
         e.ins("ADDI", "1", "R5")
         e.ins("BR", "record")
         e.label("end")
+        self.only_node0("flushed")
+        e.ins("LDI", "@i_ocount", "R0")
+        e.ins("BZ", "closed")
+        self.flush()
+        e.label("closed")
+        e.ins("LDI", "@i_ofd", "AR2")
+        e.ins("CALL", "_close")
+        e.label("flushed")
         e.ins("CALL", "_clock")
         e.ins("STI", "R0", "@i_t1")
         e.ins("STI", "R1", "@i_t1h")
         e.ins("STI", "R5", "@i_count")
-        e.ins("LDI", "@i_ofd", "AR2")
-        e.ins("CALL", "_close")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
         for label, text in MESSAGES.items():
@@ -321,14 +383,17 @@ class _InferGen(_Gen):
             e.ins("LDI", f"m_{label}_end-m_{label}", "AR4")
             e.ins("BR", "fail")
             e.data += [f"m_{label}:", f'        .string "{text}", 10', f"m_{label}_end:"]
-        w = self.p.input_words + 1
+        w, t = self.p.input_words + 1, self.p.target_words
         e.data += ["i_recoff:", "        .word   " + ", ".join(["0"] + [str(w)] * self.n)]
         self.failures()
-        return self.assemble_text() + f'i_rec   .usect ".wsram", {w}\n        .global i_rec\n'
+        bufs = [("i_rec", w), ("i_out", t)]
+        bufs += [("i_in", self.block * (w - 1)), ("i_oblk", self.block * t)]
+        return self.assemble_text() + "".join(
+            f'{name} .usect ".wsram", {words}\n        .global {name}\n' for name, words in bufs)
 
     def page_vars(self) -> list[str]:
         names = ("i_argc", "i_argv", "i_wfd", "i_pfd", "i_ofd", "i_t0", "i_t0h", "i_t1",
-                 "i_t1h", "i_count")
+                 "i_t1h", "i_count", "i_inptr", "i_inleft", "i_optr", "i_ocount")
         return [f"{n}: .word 0" for n in names] + ["        .global " + ", ".join(names)]
 
 
@@ -339,10 +404,19 @@ def inference_plan(network: Network, nodes: int, memory=None) -> Plan:
     return lower(net, nodes, memory)
 
 
-def compile_inference(network: Network, nodes: int, memory=None) -> Program:
-    """Lower, generate, assemble and link ``network``'s inference image."""
+#: Records per block of the patterns read and the outputs written by node 0.
+DEFAULT_BLOCK = 64
+
+
+def compile_inference(network: Network, nodes: int, memory=None,
+                      block: int = DEFAULT_BLOCK) -> Program:
+    """Lower, generate, assemble and link ``network``'s inference image
+    (node 0 reads ``block`` records a call and writes ``block`` output
+    records a call)."""
+    if block < 1:
+        raise ValueError(f"a block holds at least 1 record, not {block}")
     plan = inference_plan(network, nodes, memory)
-    source = _InferGen(plan).program()
+    source = _InferGen(plan, block).program()
     image = assemble(plan, source)
     check_layout(plan, image)
     return Program(plan, source, image)
