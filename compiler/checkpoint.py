@@ -24,6 +24,8 @@ everything the run needs to continue exactly where it stopped:
                             accuracy, test loss and accuracy (NaN: no test set);
                             the schedule's errors are taken from it
 ``stopped_by``              ``"epochs"`` or ``"schedule"``
+``train_patterns``          the run's number of training patterns (a resumed run
+                            must have as many: the order permutes them)
 ==========================  ====================================================
 
 A weights file (``rap train --load``, ``rap infer --weights``) is the same
@@ -63,6 +65,8 @@ class TrainingState:
     rate: float = 0.0                       # the last epoch's learning rate
     history: list[EpochStats] = field(default_factory=list)
     stopped_by: str = "epochs"
+    #: training patterns of the run (the shuffle permutes this many; 0: not known)
+    train_patterns: int = 0
 
 
 def _expected(network: Network) -> dict[str, tuple]:
@@ -138,6 +142,7 @@ def state_arrays(network: Network, state: TrainingState) -> dict[str, np.ndarray
     arrays["rate"] = np.array(float(state.rate))
     arrays["history"] = _history_array(state.history)
     arrays["stopped_by"] = np.array(state.stopped_by)
+    arrays["train_patterns"] = np.array(state.train_patterns, dtype=np.int64)
     return arrays
 
 
@@ -250,4 +255,5 @@ def load_state(path, network: Network) -> TrainingState:
         raise RapError(f"{path}: stopped_by is {stopped!r}, not 'epochs' or 'schedule'")
     return TrainingState(weights, momentum, done, int(_scalar(path, arrays, "order_seed", "iu")),
                          bool(_scalar(path, arrays, "shuffle", "b")),
-                         float(_scalar(path, arrays, "rate", "fiu")), _history(hist), stopped)
+                         float(_scalar(path, arrays, "rate", "fiu")), _history(hist), stopped,
+                         int(_scalar(path, arrays, "train_patterns", "iu")))

@@ -218,6 +218,10 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         if weights is not None:
             raise RapError("give either weights or a state to resume from, not both")
         limit = t.epochs if epochs is None else first + epochs
+        n = len(train_set.inputs)
+        if resume.train_patterns and resume.train_patterns != n:
+            raise RapError(f"the saved run trained on {resume.train_patterns} patterns, this "
+                           f"one has {n}: the pattern order would not go on")
         seed, shuffle = resume.order_seed, resume.shuffle
         weights = resume.weights
     else:
@@ -267,7 +271,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                else np.zeros((0, program.plan.target_words)))
     final = host.read_weights(sim)
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
-                          sched.rate, list(sched.history), sched.stopped_by)
+                          sched.rate, list(sched.history), sched.stopped_by, n_train)
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
                        host_seconds, _totals(sim), program.plan.summary(),

@@ -53,7 +53,7 @@ def _same(a, b) -> None:
         assert np.array_equal(za[k], zb[k], equal_nan=za[k].dtype.kind == "f"), k
 
 
-@pytest.mark.parametrize("nodes", [1, 4])
+@pytest.mark.parametrize("nodes", [1, 4, 16])
 def test_resume_is_exact(nodes, files, tmp_path, monkeypatch, capsys):
     net, data = files
     whole, half, rest = tmp_path / "4.npz", tmp_path / "2.npz", tmp_path / "2+2.npz"
@@ -106,13 +106,26 @@ def test_load_starts_from_given_weights(files, tmp_path, monkeypatch, capsys):
     assert np.array_equal(r.weights.connects["x->h"], z2["w:x->h"])
 
 
+def test_resume_with_other_data_is_refused(files, tmp_path, monkeypatch, capsys):
+    net, data = files
+    saved = tmp_path / "s.npz"
+    common = ["train", net, "--quiet", "--epochs", 1]
+    assert rap(common + ["--data", data, "--save", saved], monkeypatch, capsys)[0] == 0
+    z = np.load(data)
+    fewer = tmp_path / "fewer.npz"
+    np.savez(fewer, inputs=z["inputs"][:5], targets=z["targets"][:5])
+    rc, out, err = rap(common + ["--data", fewer, "--resume", saved], monkeypatch, capsys)
+    assert rc == 1
+    assert "the saved run trained on 8 patterns, this one has 5" in err
+
+
 def _weights(tmp_path, **arrays):
     p = tmp_path / "w.npz"
     np.savez(p, **arrays)
     return p
 
 
-@pytest.mark.parametrize("case, message", [
+BAD_FILES = [
     ("missing", "no such file"),
     ("folder", "is a folder"),
     ("text", "not a .npz archive"),
@@ -122,11 +135,18 @@ def _weights(tmp_path, **arrays):
     ("extra", "connect q->y is not in this network"),
     ("nan", "connect h->y holds NaN"),
     ("words", "is not numeric"),
+]
+#: a training state's own problems (--load takes weights alone)
+BAD_STATES = [
     ("weights_only", "holds weights only"),
     ("no_momentum", "saved without momentum"),
-])
-@pytest.mark.parametrize("option", ["--resume", "--load"])
-def test_bad_files(case, message, option, files, tmp_path, monkeypatch, capsys):
+]
+
+
+@pytest.mark.parametrize("option, case, message",
+                         [(o, c, m) for o in ("--resume", "--load") for c, m in BAD_FILES]
+                         + [("--resume", c, m) for c, m in BAD_STATES])
+def test_bad_files(option, case, message, files, tmp_path, monkeypatch, capsys):
     net, data = files
     good = tmp_path / "good.npz"
     common = ["train", net, "--data", data, "--quiet", "--epochs", 1]
@@ -160,12 +180,8 @@ def test_bad_files(case, message, option, files, tmp_path, monkeypatch, capsys):
         bad["w:h->y"] = np.full(z["w:h->y"].shape, "a")
         path = _weights(tmp_path, **bad)
     elif case == "weights_only":
-        if option == "--load":
-            pytest.skip("a weights file is what --load takes")
         path = _weights(tmp_path, format=z["format"], **w)
     else:
-        if option == "--load":
-            pytest.skip("--load takes weights only")
         path = _weights(tmp_path, **{k: v for k, v in z.items() if not k.startswith("m")})
     rc, out, err = rap(args + [option, path], monkeypatch, capsys)
     assert rc == 1
