@@ -37,18 +37,8 @@ def read_params_file(path) -> dict[str, tuple]:
     value a number).  Errors name the file and line."""
     from .parser import parse_param_value
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            lines = fh.read().splitlines()
-    except FileNotFoundError:
-        raise RapError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RapError(f"{path}: is a folder, not a parameter file") from None
-    except OSError as e:
-        raise RapError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise RapError(f"{path}: not a parameter file (byte {e.start} is not UTF-8 text)") \
-            from None
+    from rapsim.fileio import read_text
+    lines = read_text(path, "a parameter file").splitlines()
     out: dict[str, tuple] = {}
     where: dict[str, int] = {}
     for number, line in enumerate(lines, 1):

@@ -180,18 +180,9 @@ def parse_text(text: str, filename: str = "<text>", params: dict | None = None,
 
 def read_file(path, params: dict | None = None) -> Description:
     """The declarations of ``path`` and its includes (not yet checked)."""
+    from rapsim.fileio import read_text as read_text_file
     path = os.fspath(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise RapError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RapError(f"{path}: is a folder, not a network description") from None
-    except OSError as e:
-        raise RapError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise RapError(f"{path}: not a network description (byte {e.start} is not UTF-8 "
-                       f"text)") from None
+    text = read_text_file(path, "a network description")
     return read_text(text, path, params, os.path.dirname(path))
 
 

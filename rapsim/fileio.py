@@ -80,3 +80,21 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> None:
                 fh.write(raw)
     except OSError as e:
         raise RapError(f"cannot write {os.fspath(path)}: {e.strerror}") from None
+
+
+def read_text(path: str | os.PathLike, what: str) -> str:
+    """A whole UTF-8 text file (a byte-order mark is fine); a failure is a
+    RapError naming the file and saying it is not ``what`` (e.g. "a network
+    description") when it is a folder or not UTF-8 text."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise RapError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RapError(f"{path}: is a folder, not {what}") from None
+    except OSError as e:
+        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RapError(f"{path}: not {what} (byte {e.start} is not UTF-8 text)") from None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirun import rap_main
+from clirun import net_file, rap
 
 #: momentum, a sparse connect, biases, a test set and newbob: every piece of
 #: state a resumed run needs (weights, momentum, shuffle, the schedule's
@@ -27,17 +27,9 @@ train { rate newbob(0.3, start_below=0.2, stop_below=0.01)  epochs 6  momentum 0
 """
 
 
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err
-    return rc, cap.out, cap.err
-
-
 @pytest.fixture
 def files(tmp_path):
-    net = tmp_path / "n.net"
-    net.write_text(NET)
+    net = net_file(tmp_path, NET)
     rng = np.random.default_rng(0)
     x = rng.random((12, 6))
     t = (rng.random((12, 2)) > 0.5).astype(float)

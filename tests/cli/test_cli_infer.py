@@ -18,7 +18,7 @@ from rapsim.compiler.parser import parse_file
 from rapsim.compiler.reference import Model, initial_weights
 from rapsim.compiler.train import train
 
-from clirun import rap_main
+from clirun import net_file, rap
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 XOR_NET = os.path.join(EXAMPLES, "xor.net")
@@ -45,13 +45,6 @@ train { init_scale 0.8  seed 7 }
 """
 
 
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err
-    return rc, cap.out, cap.err
-
-
 def _reference(net, w, x):
     m = Model(net, w, c30_activations=True)
     return np.array([m.outputs(row) for row in x])
@@ -59,8 +52,7 @@ def _reference(net, w, x):
 
 @pytest.fixture
 def sparse_files(tmp_path):
-    path = tmp_path / "n.net"
-    path.write_text(NET)
+    path = net_file(tmp_path, NET)
     net = parse_file(str(path))
     w = initial_weights(net)
     wfile = tmp_path / "w.npz"

@@ -10,7 +10,7 @@ from rapsim.compiler.data import load_patterns
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.reference import train as reference_train
 
-from clirun import rap_main
+from clirun import net_file, rap
 
 NET = """
 param sizes = 3, 2
@@ -27,17 +27,9 @@ train { rate rate  epochs 3  seed 2  init_scale 0.5 }
 """
 
 
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err
-    return rc, cap.out, cap.err
-
-
 @pytest.fixture
 def files(tmp_path):
-    net = tmp_path / "n.net"
-    net.write_text(NET)
+    net = net_file(tmp_path, NET)
     rng = np.random.default_rng(1)
     data = tmp_path / "d.npz"
     np.savez(data, inputs=rng.random((10, 4)), targets=(rng.random((10, 2)) > 0.5) * 1.0)

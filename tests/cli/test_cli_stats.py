@@ -13,7 +13,7 @@ from rapsim.compiler.data import load_patterns
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.reference import train as reference_train
 
-from clirun import rap_main
+from clirun import net_file, rap
 
 NET = """
 layer x: input 6
@@ -27,17 +27,9 @@ stats confusion
 """
 
 
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err
-    return rc, cap.out, cap.err
-
-
 @pytest.fixture
 def files(tmp_path):
-    net = tmp_path / "n.net"
-    net.write_text(NET)
+    net = net_file(tmp_path, NET)
     rng = np.random.default_rng(5)
     x = rng.random((40, 6))
     labels = np.argmax(x[:, :3] + 0.3 * x[:, 3:], axis=1)

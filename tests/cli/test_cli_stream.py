@@ -12,7 +12,7 @@ from rapsim.compiler.data import load_patterns
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.train import train
 
-from clirun import rap_main
+from clirun import net_file, rap
 
 NET = """
 layer x: input 40
@@ -25,17 +25,9 @@ train { rate 0.3  epochs 3  momentum 0.5  error cross_entropy  seed 2  init_scal
 """
 
 
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err
-    return rc, cap.out, cap.err
-
-
 @pytest.fixture
 def files(tmp_path):
-    net = tmp_path / "n.net"
-    net.write_text(NET)
+    net = net_file(tmp_path, NET)
     rng = np.random.default_rng(8)
     x = rng.random((1000, 40))
     labels = np.argmax(x[:, :4] + x[:, 4:8], axis=1)
