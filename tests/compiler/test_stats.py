@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rapsim.compiler import stats
 from rapsim.compiler.reference import pattern_correct
@@ -81,3 +83,17 @@ def test_selected_in_the_description():
 ])
 def test_selection_errors(src, expected):
     assert messages(src) == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 30), st.integers(1, 5))
+def test_confusion_counts_every_pattern(seed, patterns, units):
+    n = net(BASE.replace("layer y: sigmoid 1", f"layer y: sigmoid {units}"))
+    rng = np.random.default_rng(seed)
+    y, t = rng.random((patterns, units)), rng.random((patterns, units))
+    got = stats.compute(n, ["confusion", "class_error"], y, t)
+    m = np.array(got["confusion"]["y"])
+    classes = max(units, 2)
+    assert m.shape == (classes, classes) and m.sum() == patterns
+    assert np.trace(m) == pattern_correct(n, y, t).sum()
+    assert got["class_error"]["y"]["patterns"] == m.sum(axis=1).tolist()
