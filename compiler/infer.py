@@ -65,7 +65,7 @@ __all__ = ["compile_inference", "infer", "InferResult", "InferenceFailed",
 MESSAGES = {
     "usage": "usage: IMAGE WEIGHTS PATTERNS|- OUTPUT",
     "no_weights": "cannot open the weights file",
-    "short_weights": "the weights file is shorter than this network's weights",
+    "bad_weights": "the weights file does not fit this network: its size differs",
     "no_output": "cannot open or write the output file",
     "no_patterns": "cannot open the pattern file",
     "partial": "the pattern input ends inside a record",
@@ -183,7 +183,15 @@ class _InferGen(_Gen):
         e.comment("the weights: each node seeks to its parts and reads them")
         self.open(1, O_RDONLY, "no_weights")
         e.ins("STI", "R0", "@i_wfd")
-        for a in weight_arrays(self.p):
+        arrays = weight_arrays(self.p)
+        total = sum(a.words for a in arrays)
+        e.ins("LDI", "@i_wfd", "AR2")
+        e.ins("LDI", "0", "AR3")
+        e.ins("LDI", "2", "AR4", comment="SEEK_END: the file's size")
+        e.ins("CALL", "_lseek")
+        self.cmp(Imm(4 * total), "R0")
+        e.ins("BNE", "bad_weights")
+        for a in arrays:
             if not any(w for _, w in a.parts):
                 continue
             off = e.pernode(f"woff_{a.buffer}",
@@ -194,13 +202,13 @@ class _InferGen(_Gen):
             e.ins("LDI", "0", "AR4", comment="SEEK_SET")
             e.ins("CALL", "_lseek", comment=f"to this node's part of {a.buffer}")
             e.ins("CMPI", "0", "R0")
-            e.ins("BLT", "short_weights")
+            e.ins("BLT", "bad_weights")
             e.ins("LDI", "@i_wfd", "AR2")
             e.load("AR3", Addr(a.buffer))
             e.load("AR4", count)
             e.ins("CALL", "_read_words")
             self.cmp(count, "R0")
-            e.ins("BNE", "short_weights")
+            e.ins("BNE", "bad_weights")
         e.ins("LDI", "@i_wfd", "AR2")
         e.ins("CALL", "_close")
 

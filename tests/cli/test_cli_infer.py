@@ -138,8 +138,10 @@ def test_stand_alone_image_under_rap_run(sparse_files, tmp_path, monkeypatch, ca
         rc, text, err = rap(["run", "--nodes", 4, img, "--"] + args, monkeypatch, capsys)
         assert rc == 2 and message in text + err
     (tmp_path / "short.w").write_bytes(wbin.read_bytes()[:40])
+    (tmp_path / "long.w").write_bytes(wbin.read_bytes() + b"\0\0\0\0")
     (tmp_path / "part.bin").write_bytes(xin.read_bytes()[:4 * 9])
-    for args, message in [(["short.w", "x.bin", "y.bin"], "shorter than this network's"),
+    for args, message in [(["short.w", "x.bin", "y.bin"], "its size differs"),
+                          (["long.w", "x.bin", "y.bin"], "its size differs"),
                           (["n.w", "part.bin", "y.bin"], "ends inside a record")]:
         rc, text, err = rap(["run", "--nodes", 4, img, "--"] + args, monkeypatch, capsys)
         assert rc == 2 and message in text + err
