@@ -16,6 +16,11 @@ The image runs under 'rap train' (or rapsim.compiler.train), whose host loads
 the weights and patterns and serves the program's TRAIN calls; 'rap train'
 compiles by itself, so 'rap cc' is for looking at the program (--asm, --layout)
 and for keeping an image.
+
+With --forward-only it builds the inference image instead: the forward pass
+alone, reading the weights and the input records through the host daemon and
+writing the outputs ('rap run IMAGE -- WEIGHTS PATTERNS|- OUTPUT', or
+'rap infer'; docs/inference.md).
 """
 
 

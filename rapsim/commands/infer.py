@@ -13,8 +13,8 @@ Compile the network's inference image (as 'rap cc --forward-only' does), write
 the weights (a .npz from 'rap train --save' or a weights file) and the input
 records into files, and run the image on the simulated RAP: each node reads
 its own rows of the weights through the host daemon, node 0 reads the
-patterns and passes each record over the ring, and every node writes its
-slice of the outputs (docs/inference.md).  MCPS is the connections times the
+patterns in blocks and passes each record over the ring, the output slices are
+gathered over the ring, and node 0 writes them in blocks (docs/inference.md).  MCPS is the connections times the
 patterns over the simulated time of the pattern loop (host calls included).
 
 --data takes a pattern file as 'rap train' reads it (targets are ignored), or
