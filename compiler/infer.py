@@ -59,7 +59,7 @@ from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 
 __all__ = ["compile_inference", "infer", "InferResult", "InferenceFailed",
-           "weights_file_words", "inputs_file_words", "load_inputs"]
+           "weights_file_words", "inputs_file_words", "load_inputs", "load_records"]
 
 #: Messages of the image's failures (exit status 2).
 MESSAGES = {
@@ -542,6 +542,12 @@ def load_inputs(path, network: Network) -> np.ndarray:
     appended), or inputs alone -- a ``.npy`` of (patterns, input values), a
     ``.npz`` with ``inputs`` (or ``x``), or text, one record of input values
     a line (``#`` comments).  Errors name the file (and line)."""
+    return load_records(path, network)[0]
+
+
+def load_records(path, network: Network) -> tuple[np.ndarray, np.ndarray | None]:
+    """Like :func:`load_inputs`, with the targets of a pattern file (None
+    for a file of inputs alone)."""
     from rapsim.compiler.data import _NP_ERRORS, input_size, load_patterns
     path = os.fspath(path)
     words = input_size(network)
@@ -552,10 +558,11 @@ def load_inputs(path, network: Network) -> np.ndarray:
     suffix = os.path.splitext(path)[1].lower()
     try:
         db = load_patterns(path, network)
-        x = db.train.inputs
+        x, t = db.train.inputs, db.train.targets
         if db.test is not None:
             x = np.concatenate([x, db.test.inputs])
-        return x
+            t = np.concatenate([t, db.test.targets])
+        return x, t
     except RapError as e:
         first_error = e
     if suffix in (".npy", ".npz"):
@@ -577,7 +584,7 @@ def load_inputs(path, network: Network) -> np.ndarray:
                            f"{z.dtype} of shape {z.shape}")
         x = z.astype(np.float64)
         _check_values(path, x)
-        return x
+        return x, None
     rows = []
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for number, line in enumerate(fh, 1):
@@ -593,7 +600,7 @@ def load_inputs(path, network: Network) -> np.ndarray:
             rows.append(row)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), words)
     _check_values(path, x)
-    return x
+    return x, None
 
 
 def _check_values(path: str, x: np.ndarray) -> None:

@@ -41,6 +41,9 @@ def add_arguments(p) -> None:
     p.add_argument("--out", metavar="FILE.npy",
                    help="write the outputs (patterns x output units) here; default: print them")
     p.add_argument("--json", metavar="FILE", help="write the measurements as JSON")
+    p.add_argument("--stats", metavar="NAME[,NAME...]",
+                   help="statistics of the outputs against the targets of --data, besides the "
+                        "description's 'stats' (class_error, confusion, output_accuracy)")
     p.add_argument("--max-cycles", type=_positive, default=1 << 40, metavar="N",
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
@@ -83,7 +86,9 @@ def run(args) -> int:
     from rapsim.commands.run import machine_config
     from rapsim.compiler.checkpoint import load_weights
     from rapsim.compiler.data import input_size
-    from rapsim.compiler.infer import InferenceFailed, compile_inference, infer, load_inputs
+    from rapsim.commands.train import report_stats, stat_names
+    from rapsim.compiler.infer import InferenceFailed, compile_inference, infer, load_records
+    from rapsim.compiler.stats import compute
     from rapsim.fileio import check_writable, write_file
     config = machine_config(args)
     for path in (args.out, args.json):
@@ -92,7 +97,12 @@ def run(args) -> int:
     net = load_network(args.network, args.params, args.params_file)
     weights = load_weights(args.weights, net)
     stdin = args.data == "-"
-    x = _stdin_records(input_size(net)) if stdin else load_inputs(args.data, net)
+    x, targets = (_stdin_records(input_size(net)), None) if stdin else \
+        load_records(args.data, net)
+    names = list(net.stats) + [s for s in stat_names(args.stats) if s not in net.stats]
+    if names and targets is None:
+        raise RapError(f"statistics ({', '.join(names)}) need targets: {args.data} holds inputs "
+                       "alone")
     program = compile_inference(net, config.nodes, config.memory)
     try:
         result = infer(net, weights, x, config=config, program=program, stdin=stdin,
@@ -108,7 +118,15 @@ def run(args) -> int:
     else:
         for row in result.outputs:
             print(" ".join(f"{v:.7g}" for v in row))
+    record = {}
+    if names:
+        record = {"epoch": None, "data": compute(net, names, result.outputs, targets)}
+        from rich.console import Console
+        report_stats(record, Console(file=sys.stdout, width=120))
     report(result)
     if args.json:
-        write_file(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
+        out = result.to_dict()
+        if names:
+            out["stats"] = record["data"]
+        write_file(args.json, json.dumps(out, indent=2) + "\n")
     return 0

@@ -77,18 +77,24 @@ def check_options(args) -> None:
                            "give --test-fraction too")
         if args.split_seed < 0:
             raise RapError(f"--split-seed must be 0 or more, not {args.split_seed}")
-    if args.stats is not None:
-        from rapsim.compiler.stats import available
-        names = [s.strip() for s in args.stats.split(",")]
-        for s in names:
-            if s not in available():
-                raise RapError(f"--stats: unknown statistic {s!r} (there are: "
-                               f"{', '.join(available())})")
-        args.stats = names
+    args.stats = stat_names(args.stats)
     from rapsim.fileio import check_writable
     for path in (args.json, args.save):
         if path:
             check_writable(path)              # now, not after the whole run
+
+
+def stat_names(option: str | None) -> list[str]:
+    """The statistics a ``--stats NAME[,NAME...]`` option names (checked)."""
+    from rapsim.compiler.stats import available
+    if option is None:
+        return []
+    names = [s.strip() for s in option.split(",")]
+    for s in names:
+        if s not in available():
+            raise RapError(f"--stats: unknown statistic {s!r} (there are: "
+                           f"{', '.join(available())})")
+    return names
 
 
 def load_data(args, network):
@@ -179,9 +185,11 @@ def report(result, file=None) -> None:
 def report_stats(record: dict, con) -> None:
     """The statistics of one epoch (rapsim.compiler.stats) as tables."""
     from rich.table import Table
-    for part in ("train", "test"):
+    parts = {"train": "training set", "test": "test set", "data": "the data"}
+    for part in ("train", "test", "data"):
         for name, value in record.get(part, {}).items():
-            title = f"epoch {record['epoch']}, {'training' if part == 'train' else 'test'} set: "
+            title = (f"epoch {record['epoch']}, " if record["epoch"] is not None else "") + \
+                f"{parts[part]}: "
             if name == "confusion":
                 for layer, m in value.items():
                     con.print(title + f"confusion of {layer} (rows: target, columns: output)")

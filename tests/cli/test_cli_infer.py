@@ -199,3 +199,26 @@ def test_bad_input(case, message, tmp_path, monkeypatch, capsys):
 def test_cc_option_errors(extra, message, tmp_path, monkeypatch, capsys):
     rc, text, err = rap(["cc", XOR_NET, "-o", tmp_path / "x.out"] + extra, monkeypatch, capsys)
     assert rc == 1 and message in err
+
+
+def test_stats_of_the_outputs(tmp_path, monkeypatch, capsys):
+    from rapsim.compiler import stats
+    net = parse_file(XOR_NET)
+    db = load_patterns(XOR_PAT, net)
+    iw = initial_weights(net)
+    w = tmp_path / "w.npz"
+    np.savez(w, **{f"w:{k}": v for k, v in iw.connects.items()},
+             **{f"b:{k}": v for k, v in iw.biases.items()})
+    js = tmp_path / "r.json"
+    rc, text, err = rap(["infer", XOR_NET, "--weights", w, "--data", XOR_PAT, "--nodes", 4,
+                         "--stats", "confusion,class_error", "--json", js,
+                         "--out", tmp_path / "y.npy"], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "the data: confusion of y" in text
+    got = json.loads(js.read_text())["stats"]
+    y = np.load(tmp_path / "y.npy")
+    assert got == stats.compute(net, ["confusion", "class_error"], y, db.train.targets)
+    np.save(tmp_path / "x.npy", db.train.inputs)
+    rc, text, err = rap(["infer", XOR_NET, "--weights", w, "--data", tmp_path / "x.npy",
+                         "--stats", "confusion"], monkeypatch, capsys)
+    assert rc == 1 and "statistics (confusion) need targets" in err
