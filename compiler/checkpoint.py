@@ -6,8 +6,6 @@ everything the run needs to continue exactly where it stopped:
 ==========================  ====================================================
 ``format``                  ``"rap-checkpoint-1"``
 ``network``                 the network's name
-``shape:<what>``            the shape of every weight array, for the check on
-                            loading (``<what>`` as below)
 ``w:<src->dst>``            a connect's weights (:class:`~rapsim.compiler.reference.Weights`
                             layout: full (dst, src), bus (dst,), sparse (pairs,))
 ``b:<layer>``               a layer's biases
@@ -127,8 +125,6 @@ def _history(arr: np.ndarray) -> list[EpochStats]:
 def state_arrays(network: Network, state: TrainingState) -> dict[str, np.ndarray]:
     """The arrays of a checkpoint (what :func:`save_state` writes)."""
     arrays: dict[str, np.ndarray] = {"format": np.array(FORMAT), "network": np.array(network.name)}
-    for key, shape in _expected(network).items():
-        arrays["shape:" + key] = np.asarray(shape, dtype=np.int64)
     for prefix, bprefix, w in (("w", "b", state.weights), ("m", "mb", state.momentum)):
         if w is None:
             continue
