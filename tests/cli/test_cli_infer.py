@@ -222,3 +222,26 @@ def test_stats_of_the_outputs(tmp_path, monkeypatch, capsys):
     rc, text, err = rap(["infer", XOR_NET, "--weights", w, "--data", tmp_path / "x.npy",
                          "--stats", "confusion"], monkeypatch, capsys)
     assert rc == 1 and "statistics (confusion) need targets" in err
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_several_input_and_output_layers(nodes):
+    from rapsim.compiler.parser import parse_text
+    net = parse_text("""
+        layer x: input 5
+        layer a: input 3
+        layer h: sigmoid 9 bias
+        layer y: sigmoid 4 bias
+        layer z: tanh 3
+        connect x -> h
+        connect a -> h
+        connect h -> y
+        connect h -> z
+        connect a -> z
+        net n { input x, a  output y, z }
+        """, "two.net")
+    w = initial_weights(net)
+    x = np.random.default_rng(4).random((70, 8))         # more than one block of 64
+    r = infer(net, w, x, nodes=nodes)
+    assert r.outputs.shape == (70, 7)
+    assert np.abs(r.outputs - _reference(net, w, x)).max() < 1e-5
