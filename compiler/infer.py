@@ -19,9 +19,10 @@ run it):
               or ``-``: standard input, in the same format.  Node 0 reads a
               block of up to B records per call (READ_WORDS; from standard
               input it waits for the whole block or the end of the input) and
-              passes each record to every node over the ring
-              (``_ring_allgather`` with node 0 owning the whole record and a
-              flag word: 0 at the end of the input).
+              passes the block to every node over the ring
+              (``_ring_allgather`` with node 0 owning the whole block and its
+              word count before it: 0 at the end of the input, negative when
+              node 0 could not open or read a file).
 ``OUTPUT``    written by node 0 (created or truncated): each output layer's
               slices are all-gathered, node 0 appends the output record (the
               output layers side by side, C30 words) to a block and writes it
@@ -67,7 +68,7 @@ MESSAGES = {
     "no_weights": "cannot open the weights file",
     "bad_weights": "the weights file does not fit this network: its size differs",
     "no_output": "cannot open or write the output file",
-    "no_patterns": "cannot open the pattern file",
+    "no_patterns": "cannot open or read the pattern file",
     "partial": "the pattern input ends inside a record",
 }
 
@@ -244,57 +245,53 @@ class _InferGen(_Gen):
         return str(value) if -32768 <= value <= 32767 else "@" + self.e.const(str(value))
 
     def read_record(self) -> None:
-        """Node 0 takes the next record from its input block (reading a
-        block of records when it is empty) and sets the flag word; every
-        node gets both over the ring."""
+        """The next record: when the block is used up, node 0 reads the next
+        one and every node gets it over the ring, with its word count first
+        (0: the end of the input; negative: node 0 could not open or read a
+        file); then the record is the block's next ``input_words`` words."""
         e, w = self.e, self.p.input_words
-        self.only_node0("shared")
-        e.ins("LDI", "4", "R1", comment="flag 4: no output file")
-        e.ins("LDI", "@i_ofd", "R0")
-        e.ins("BLT", "flag")
-        e.ins("LDI", "2", "R1", comment="flag 2: no pattern file")
-        e.ins("LDI", "@i_pfd", "R0")
-        e.ins("BLT", "flag")
         e.ins("LDI", "@i_inleft", "R0")
         e.ins("BNZ", "have")
+        self.only_node0("shared")
+        e.ins("LDI", "-4", "R1", comment="-4: no output file")
+        e.ins("LDI", "@i_ofd", "R0")
+        e.ins("BLT", "flag")
+        e.ins("LDI", "-2", "R1", comment="-2: no pattern file")
+        e.ins("LDI", "@i_pfd", "R0")
+        e.ins("BLT", "flag")
         e.ins("LDI", "@i_pfd", "AR2")
-        e.load("AR3", Addr("i_in"))
+        e.load("AR3", Addr("i_in", 1))
         e.load("AR4", Imm(self.block * w))
         e.ins("CALL", "_read_words", comment=f"a block of up to {self.block} records")
-        e.ins("STI", "R0", "@i_inleft")
-        e.load("R1", Addr("i_in"))
-        e.ins("STI", "R1", "@i_inptr")
-        e.ins("LDI", "0", "R1", comment="flag 0: end of the input")
-        e.ins("CMPI", "0", "R0")
-        e.ins("BLE", "flag")
-        e.label("have")
-        e.ins("LDI", "3", "R1", comment="flag 3: an incomplete record")
-        e.ins("LDI", "@i_inleft", "R0")
-        e.ins("CMPI", self.imm(w), "R0")
-        e.ins("BLT", "flag")
-        e.ins("SUBI", self.imm(w), "R0")
-        e.ins("STI", "R0", "@i_inleft")
-        e.load("AR2", Addr("i_rec", 1))
-        e.ins("LDI", "@i_inptr", "AR3")
-        e.load("AR4", Imm(w))
-        e.ins("CALL", "_vcopy", comment="the record")
-        e.ins("LDI", "@i_inptr", "R0")
-        e.ins("ADDI", self.imm(w), "R0")
-        e.ins("STI", "R0", "@i_inptr")
-        e.ins("LDI", "1", "R1", comment="flag 1: a record")
+        e.ins("LDI", "R0", "R1", comment="words read (-1: a read error)")
         e.label("flag")
-        e.load("AR0", Addr("i_rec"))
+        e.load("AR0", Addr("i_in"))
         e.ins("STI", "R1", "*AR0")
         e.label("shared")
         if self.n > 1:
-            e.call("_ring_allgather", [Addr("i_rec"), Addr("i_recoff")],
-                   comment="node 0's record to every node")
-        e.load("AR0", Addr("i_rec"))
+            e.call("_ring_allgather", [Addr("i_in"), Addr("i_inoff")],
+                   comment="node 0's block to every node")
+        e.load("AR0", Addr("i_in"))
         e.ins("LDI", "*AR0", "R0")
         e.ins("BZ", "end")
-        for flag, label in ((2, "no_patterns"), (3, "partial"), (4, "no_output")):
-            e.ins("CMPI", str(flag), "R0")
-            e.ins("BEQ", label)
+        e.ins("BGT", "block")
+        e.ins("CMPI", "-4", "R0")
+        e.ins("BEQ", "no_output")
+        e.ins("BR", "no_patterns")
+        e.label("block")
+        e.ins("STI", "R0", "@i_inleft")
+        e.load("R1", Addr("i_in", 1))
+        e.ins("STI", "R1", "@i_inptr")
+        e.label("have")
+        e.ins("LDI", "@i_inleft", "R0")
+        e.ins("CMPI", self.imm(w), "R0")
+        e.ins("BLT", "partial")
+        e.ins("SUBI", self.imm(w), "R0")
+        e.ins("STI", "R0", "@i_inleft")
+        e.ins("LDI", "@i_inptr", "R0")
+        e.ins("STI", "R0", "@hv_db_in", comment="the record, where it is in the block")
+        e.ins("ADDI", self.imm(w), "R0")
+        e.ins("STI", "R0", "@i_inptr")
 
     def write_outputs(self) -> None:
         """Every output layer's whole vector to node 0 (all-gathered), which
@@ -357,8 +354,6 @@ class _InferGen(_Gen):
         e.ins("BLT", "usage")
         self.read_weights()
         self.open_files()
-        e.load("R0", Addr("i_rec", 1))
-        e.ins("STI", "R0", "@hv_db_in", comment="input records: the record buffer")
         e.ins("CALL", "_clock")
         e.ins("STI", "R0", "@i_t0")
         e.ins("STI", "R1", "@i_t0h")
@@ -391,11 +386,10 @@ class _InferGen(_Gen):
             e.ins("LDI", f"m_{label}_end-m_{label}", "AR4")
             e.ins("BR", "fail")
             e.data += [f"m_{label}:", f'        .string "{text}", 10', f"m_{label}_end:"]
-        w, t = self.p.input_words + 1, self.p.target_words
-        e.data += ["i_recoff:", "        .word   " + ", ".join(["0"] + [str(w)] * self.n)]
+        w, t = self.block * self.p.input_words + 1, self.p.target_words
+        e.data += ["i_inoff:", "        .word   " + ", ".join(["0"] + [str(w)] * self.n)]
         self.failures()
-        bufs = [("i_rec", w), ("i_out", t)]
-        bufs += [("i_in", self.block * (w - 1)), ("i_oblk", self.block * t)]
+        bufs = [("i_in", w), ("i_out", t), ("i_oblk", self.block * t)]
         return self.assemble_text() + "".join(
             f'{name} .usect ".wsram", {words}\n        .global {name}\n' for name, words in bufs)
 

@@ -134,7 +134,7 @@ def test_stand_alone_image_under_rap_run(sparse_files, tmp_path, monkeypatch, ca
     # the failures of the image itself: a message and exit status 2
     for args, message in [(["n.w"], "usage: IMAGE WEIGHTS PATTERNS|- OUTPUT"),
                           (["none.w", "x.bin", "y.bin"], "cannot open the weights file"),
-                          (["n.w", "none.bin", "y.bin"], "cannot open the pattern file")]:
+                          (["n.w", "none.bin", "y.bin"], "cannot open or read the pattern file")]:
         rc, text, err = rap(["run", "--nodes", 4, img, "--"] + args, monkeypatch, capsys)
         assert rc == 2 and message in text + err
     (tmp_path / "short.w").write_bytes(wbin.read_bytes()[:40])
