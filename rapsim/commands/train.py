@@ -294,5 +294,8 @@ def run(args) -> int:
     if args.save:
         save_state(args.save, net, result.state)
     if args.json:
-        write_file(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
+        from rapsim.compiler.params import param_table
+        out = result.to_dict()
+        out["params"] = {k: list(v) for k, v in param_table(net).items()}
+        write_file(args.json, json.dumps(out, indent=2) + "\n")
     return 0

@@ -49,6 +49,7 @@ def test_train_with_a_params_file_and_a_list_override(nodes, files, tmp_path, mo
     r = json.loads(js.read_text())
     # the file's rate, the command line's sizes (it wins over the file)
     assert [e["rate"] for e in r["epochs"]] == [0.25] * 3
+    assert r["params"] == {"sizes": [7, 9], "rate": [0.25]}      # the run's Param table
     n = parse_file(str(net), {"sizes": "7,9", "rate": 0.25})
     assert n.layers["h"].size == 7 and n.layers["g"].size == 9
     ref = reference_train(n, load_patterns(str(data), n).train, c30_activations=True)
