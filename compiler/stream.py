@@ -24,7 +24,9 @@ the program is compiled with streaming passes instead:
   machine, not its overlap (a stated limit of the model).
 
 The pattern order table in node memory then holds ``0 .. B-1`` (the record's
-place in its block), the output logs stay in node memory, and every
+place in its block); in an evaluation pass every node writes its log of
+each output layer to a host file of its own (``log_LAYER_NODE.bin``) a block
+at a time, which the host reads; every
 computation is the in-memory program's: the weights and outputs are
 identical (tests/cli/test_cli_stream.py).
 """
@@ -50,11 +52,30 @@ TRAIN_FILE, EVAL_FILE = "train.bin", "eval.bin"
 STREAM_VARS = ("s_buf0", "s_bufsum", "s_blockwords", "s_block")
 
 
+def log_file(layer: str, node: int) -> str:
+    """The host file of node ``node``'s outputs of ``layer`` in an
+    evaluation pass."""
+    return f"log_{layer}_{node}.bin"
+
+
 class _StreamGen(_Gen):
     """The training program with streaming passes (module docstring)."""
 
+    evaluating = False
+
     def begin_pass(self, train: bool) -> None:
         e = self.e
+        self.evaluating = not train
+        if self.evaluating:
+            for name in self.p.outputs:
+                path = e.pernode(f"logpath_{name}", [f"s_lp_{name}_{k}" for k in range(self.n)])
+                e.load("AR2", path)
+                e.ins("LDI", str(0x241), "AR3", comment="O_WRONLY | O_CREAT | O_TRUNC")
+                e.ins("LDI", "0", "AR4")
+                e.ins("CALL", "_open", comment=f"this node's log of {name}: a host file")
+                e.ins("CMPI", "0", "R0")
+                e.ins("BLT", "no_stream")
+                e.ins("STI", "R0", f"@s_lfd_{name}")
         path = "s_train_path" if train else "s_eval_path"
         e.ins("LDI", "@" + e.const(path), "AR2", comment="the pass's records: a host file")
         e.ins("LDI", "0", "AR3", comment="O_RDONLY")
@@ -73,6 +94,8 @@ class _StreamGen(_Gen):
         lbl = f"s_have{len(e.text)}"
         e.ins("LDI", "@s_left", "R0")
         e.ins("BNZ", lbl)
+        if self.evaluating:
+            self.flush_logs()
         e.ins("LDI", "@s_bufsum", "R1", comment="the other block buffer")
         e.ins("SUBI", "@s_buf", "R1")
         e.ins("STI", "R1", "@s_buf")
@@ -96,8 +119,33 @@ class _StreamGen(_Gen):
         e.ins("STI", "R0", "@s_left")
 
     def end_pass(self) -> None:
-        self.e.ins("LDI", "@s_fd", "AR2")
-        self.e.ins("CALL", "_close")
+        e = self.e
+        e.ins("LDI", "@s_fd", "AR2")
+        e.ins("CALL", "_close")
+        if self.evaluating:
+            self.flush_logs()
+            for name in self.p.outputs:
+                e.ins("LDI", f"@s_lfd_{name}", "AR2")
+                e.ins("CALL", "_close")
+
+    def flush_logs(self) -> None:
+        """Write the outputs logged since the last flush to the log files
+        and start the log blocks again."""
+        e = self.e
+        for name in self.p.outputs:
+            skip = f"s_logged{len(e.text)}"
+            e.ins("LDI", f"@hv_log_{name}", "R0")
+            e.ins("SUBI", f"@s_logbase_{name}", "R0", comment=f"words of {name} logged")
+            e.ins("BZ", skip)
+            e.ins("LDI", "R0", "AR4")
+            e.ins("LDI", f"@s_lfd_{name}", "AR2")
+            e.ins("LDI", f"@s_logbase_{name}", "AR3")
+            e.ins("CALL", "_write_words", comment=f"the log block of {name}")
+            e.ins("CMPI", "0", "R0")
+            e.ins("BLT", "no_stream")
+            e.ins("LDI", f"@s_logbase_{name}", "R0")
+            e.ins("STI", "R0", f"@hv_log_{name}")
+            e.label(skip)
 
     def failures(self) -> None:
         e = self.e
@@ -109,11 +157,17 @@ class _StreamGen(_Gen):
                    "s_msg_end:",
                    "s_train_path:", f'        .string "{TRAIN_FILE}", 0',
                    "s_eval_path:", f'        .string "{EVAL_FILE}", 0']
+        for name in self.p.outputs:
+            for k in range(self.n):
+                e.data += [f"s_lp_{name}_{k}:", f'        .string "{log_file(name, k)}", 0']
         super().failures()
 
     def page_vars(self) -> list[str]:
-        names = ("s_fd", "s_left", "s_buf") + STREAM_VARS
-        return [f"{n}: .word 0" for n in names] + ["        .global " + ", ".join(STREAM_VARS)]
+        logs = tuple(f"s_logbase_{n}" for n in self.p.outputs)
+        names = ("s_fd", "s_left", "s_buf") + STREAM_VARS + logs + tuple(
+            f"s_lfd_{n}" for n in self.p.outputs)
+        return [f"{n}: .word 0" for n in names] + [
+            "        .global " + ", ".join(STREAM_VARS + logs)]
 
 
 def compile_streaming(network: Network, nodes: int, memory=None) -> Program:
@@ -150,6 +204,8 @@ class StreamingHost(TrainingHost):
         del sizes["in"], sizes["tgt"]
         sizes["order"] = self.block
         sizes["blk0"] = sizes["blk1"] = self.block * self.record_words
+        for name in self.plan.outputs:            # a block of logs, written out
+            sizes["log_" + name] = self.block * max(self.plan.layers[name].split.max_rows, 1)
         return sizes
 
     def _records(self, rows: np.ndarray) -> bytes:
@@ -185,6 +241,8 @@ class StreamingHost(TrainingHost):
         sim.write(sym["s_bufsum"], [self.addr["blk0"] + self.addr["blk1"]])
         sim.write(sym["s_blockwords"], [self.block * rw])
         sim.write(sym["s_block"], [self.block])
+        for name in self.plan.outputs:
+            sim.write(sym[f"s_logbase_{name}"], [self.addr["log_" + name]])
         from rapsim.compiler.codegen import SYS_TRAIN
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
@@ -197,3 +255,16 @@ class StreamingHost(TrainingHost):
 
     def _eval_order_words(self) -> np.ndarray:
         return np.arange(self.block)
+
+    def read_outputs(self, sim) -> np.ndarray:
+        """The last evaluation pass's outputs, from the nodes' log files."""
+        from rapsim.asm.floatfmt import from_single
+        out, patterns = [], self.eval_patterns
+        for name in self.plan.outputs:
+            sp = self.plan.layers[name].split
+            parts = []
+            for k in range(self.plan.nodes):
+                raw = np.fromfile(os.path.join(self.folder, log_file(name, k)), dtype="<u4")
+                parts.append(from_single(raw).reshape(patterns, sp.rows(k)))
+            out.append(np.concatenate(parts, axis=1))
+        return np.concatenate(out, axis=1)

@@ -259,16 +259,16 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         finally:
             sim.daemon.close_all()
         host_seconds = time.perf_counter() - t0
+        if not res.ok or res.exit_status:
+            raise TrainingFailed("the simulated RAP stopped before training finished: "
+                                 + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
+        outputs = (host.read_outputs(sim) if host.evaluated       # (a stream's: in its files)
+                   else np.zeros((0, program.plan.target_words)))
     finally:
         if folder is not None:
             folder.cleanup()
-    if not res.ok or res.exit_status:
-        raise TrainingFailed("the simulated RAP stopped before training finished: "
-                             + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
     perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
                        config.hostcall_cycles, n_train, host.eval_patterns)
-    outputs = (host.read_outputs(sim) if host.evaluated
-               else np.zeros((0, program.plan.target_words)))
     final = host.read_weights(sim)
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
