@@ -435,8 +435,10 @@ class _Gen:
         """R4 patterns in the order the host wrote at hv_order: train them
         (forward, backward, update) or evaluate them (forward, log)."""
         e = self.e
+        self.begin_pass(train)
         e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
         e.label(label)
+        self.before_record()
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
@@ -447,26 +449,21 @@ class _Gen:
             self.log_outputs()
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", label)
+        self.end_pass()
+
+    # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
+    def begin_pass(self, train: bool) -> None:
+        """Before the first pattern of a pass (R4: its patterns)."""
+
+    def before_record(self) -> None:
+        """Before each pattern's ``cur`` is taken from the order (AR7)."""
+
+    def end_pass(self) -> None:
+        """After the last pattern of a pass, before the barrier."""
 
     def program(self) -> str:
-        e, p = self.e, self.p
-        net = p.network
-        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
-                  f"{net.connections()} connections, on {self.n} nodes")
-        e.label("_main")
-        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
-        e.ins("LDI", "@k_ring", "AR0")
-        e.ins("NOP")
-        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
-        e.ins("CMPI", str(self.n), "R0")
-        e.branch("NE", "wrong_n")
-        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
-        e.ins("MPYI", "NV_WORDS", "R0")
-        e.ins("ADDI", "@k_nvtab", "R0")
-        e.ins("LDI", "R0", "AR3")
-        e.ins("LDI", "@k_nv", "AR2")
-        e.ins("LDI", "NV_WORDS", "AR4")
-        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+        e = self.e
+        self.prologue()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
@@ -486,6 +483,38 @@ class _Gen:
         e.label("done")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
+        self.failures()
+        return self.assemble_text()
+
+    def prologue(self, before_ldp: tuple[str, ...] = ()) -> None:
+        """``_main``: DP, the node count check, this node's row of the
+        per-node table (``before_ldp``: instructions that run first, e.g.
+        keeping main's arguments)."""
+        e, p = self.e, self.p
+        net = p.network
+        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
+                  f"{net.connections()} connections, on {self.n} nodes")
+        e.label("_main")
+        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
+        for line in before_ldp:
+            e.text.append(line)
+        e.ins("LDI", "@k_ring", "AR0")
+        e.ins("NOP")
+        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
+        e.ins("CMPI", str(self.n), "R0")
+        e.branch("NE", "wrong_n")
+        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
+        e.ins("MPYI", "NV_WORDS", "R0")
+        e.ins("ADDI", "@k_nvtab", "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.ins("LDI", "@k_nv", "AR2")
+        e.ins("LDI", "NV_WORDS", "AR4")
+        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+
+    def failures(self) -> None:
+        """The exits with a message (exit status 2): a machine of another
+        size, no training host."""
+        e = self.e
         e.label("wrong_n")
         e.ins("LDI", "@k_wrongmsg", "AR3")
         e.ins("LDI", "wrongmsg_end-wrongmsg", "AR4")
@@ -498,7 +527,10 @@ class _Gen:
         e.ins("CALL", "_write")
         e.ins("LDI", "2", "AR2")
         e.ins("CALL", "_exit")
-        return self.assemble_text()
+
+    def page_vars(self) -> list[str]:
+        """More variables on the DP page (a subclass's own)."""
+        return []
 
     def callees(self) -> set[str]:
         """The firmware routines the program calls (imported with .global)."""
@@ -534,6 +566,7 @@ class _Gen:
         out.append("k_nvtab: .word nvtab")
         out.append("k_wrongmsg: .word wrongmsg")
         out.append("k_nohostmsg: .word nohostmsg")
+        out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
         # the end of what @ addresses; the rest is reached through pointers

@@ -25,6 +25,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("run", "rapsim.commands.run"),
     ("cc", "rapsim.commands.cc"),
     ("train", "rapsim.commands.train"),
+    ("infer", "rapsim.commands.infer"),
     ("bench", "rapsim.commands.bench"),
     ("prof", "rapsim.commands.prof"),
     ("dbg", "rapsim.commands.dbg"),

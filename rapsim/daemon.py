@@ -135,6 +135,7 @@ class HostDaemon:
                      else os.fsencode(a if isinstance(a, os.PathLike) else str(a)) for a in argv]
         self.write_output = write_output or (lambda node, fd, data: None)
         self.stdin = stdin
+        self._stdin_rest = b""          # a partial word of stdin read by READ_WORDS
         self.nodes: dict[int, NodeFiles] = {}
         self.calls = 0
         #: services added by a host program (:meth:`add_service`)
@@ -240,6 +241,12 @@ class HostDaemon:
         if service == 10:                      # READ_WORDS
             fd, addr, count = args[0], args[1], _s32(args[2])
             self._check_span(core, node, addr, count)
+            if fd == 0 and fd not in files:
+                data = self._read_stdin_words(count) if node == 0 else b""
+                n = len(data) // 4
+                if n:
+                    core.write(node, addr, np.frombuffer(data, dtype="<u4").astype(np.uint32))
+                return n
             hfd = self._file(files, fd)
             data = _read_full(hfd, 4 * count)
             n = len(data) // 4
@@ -304,6 +311,25 @@ class HostDaemon:
             return b""
         read1 = getattr(self.stdin, "read1", None)
         return read1(count) if read1 is not None else self.stdin.read(count)
+
+    def _read_stdin_words(self, count: int) -> bytes:
+        """Up to ``count`` whole words of standard input (4 bytes each,
+        little-endian), waiting for all of them: fewer only at the end of
+        the input.  A partial word is kept for the next read."""
+        rest = self._stdin_rest
+        if self.stdin is None or count <= 0:
+            return b""
+        parts, size = [rest], 4 * count - len(rest)
+        while size > 0:
+            chunk = self.stdin.read(size)
+            if not chunk:
+                break
+            parts.append(chunk)
+            size -= len(chunk)
+        data = b"".join(parts)
+        whole = len(data) // 4 * 4
+        self._stdin_rest = data[whole:]
+        return data[:whole]
 
     def _open(self, files: dict, path: bytes, flags: int, mode: int) -> int:
         if flags & ~_KNOWN_FLAGS or flags & O_ACCMODE == 3:

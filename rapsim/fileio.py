@@ -117,3 +117,21 @@ def read_regular(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> bytes
     """The bytes of an input file (see :func:`open_regular`)."""
     with open_regular(path, limit) as fh:
         return fh.read(limit + 1)[:limit + 1]
+
+
+def read_text(path: str | os.PathLike, what: str) -> str:
+    """A whole UTF-8 text file (a byte-order mark is fine), read as
+    :func:`read_regular` does; a failure is a RapError naming the file and
+    saying it is not ``what`` (e.g. "a network description") when it is a
+    folder or not UTF-8 text."""
+    path = os.fspath(path)
+    try:
+        return read_regular(path).decode("utf-8-sig")
+    except FileNotFoundError:
+        raise RapError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RapError(f"{path}: is a folder, not {what}") from None
+    except OSError as e:
+        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RapError(f"{path}: not {what} (byte {e.start} is not UTF-8 text)") from None
