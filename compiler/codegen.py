@@ -70,11 +70,21 @@ class Var:
     sym: str
 
 
-class _Emitter:
-    """Collects the text, .data and the per-node table of the program."""
+#: the condition that skips a long branch (docs/compiler.md, "Long branches")
+_INVERSE = {"Z": "NZ", "NZ": "Z", "EQ": "NE", "NE": "EQ", "LT": "GE", "GE": "LT",
+            "LE": "GT", "GT": "LE", "N": "NN", "NN": "N"}
 
-    def __init__(self, nodes: int):
+
+class _Emitter:
+    """Collects the text, .data and the per-node table of the program.
+    ``long_branches``: conditional branches become a skip over an absolute
+    BR (reach: the whole address space) instead of a PC-relative Bcond
+    (reach: -32768..+32767 words), for programs too large for the latter."""
+
+    def __init__(self, nodes: int, long_branches: bool = False):
         self.nodes = nodes
+        self.long_branches = long_branches
+        self.skips = 0
         self.text: list[str] = []
         self.data: list[str] = []
         self.consts: dict[str, str] = {}
@@ -83,6 +93,19 @@ class _Emitter:
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
         self.text.append(f"{line:<48}; {comment}" if comment else line)
+
+    def branch(self, cond: str, target: str) -> None:
+        """``B<cond> target``, or with long branches ``B<not cond> skip; BR
+        target; skip:`` (TMS320C3x User's Guide 13: Bcond takes a 16-bit
+        PC-relative displacement, BR a 24-bit address)."""
+        if not self.long_branches:
+            self.ins(f"B{cond}", target)
+            return
+        self.skips += 1
+        skip = f"_lb{self.skips}"
+        self.ins(f"B{_INVERSE[cond]}", skip, comment=f"long branch: B{cond} {target}")
+        self.ins("BR", target)
+        self.label(skip)
 
     def label(self, name: str) -> None:
         self.text.append(f"{name}:")
@@ -132,9 +155,9 @@ class _Emitter:
 class _Gen:
     """Generates the program of one plan."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, long_branches: bool = False):
         self.p = plan
-        self.e = _Emitter(plan.nodes)
+        self.e = _Emitter(plan.nodes, long_branches)
         self.n = plan.nodes
         #: the data mapping: whole layers on every node, updates into the
         #: batch's weight changes (plan.grad), all-reduced every batch
@@ -452,17 +475,17 @@ class _Gen:
               comment=f"R6: patterns of the batch ({self.p.mapping.batch} per node)")
         e.label("pattern")
         e.ins("LDI", "*AR7++", "R0")
-        e.ins("BN", "nopattern", comment="-1: no pattern for this node in this batch")
+        e.branch("N", "nopattern")      # -1: no pattern for this node in this batch
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
         self.forward()
         self.backward()
         e.label("nopattern")
         e.ins("SUBI", "1", "R6")
-        e.ins("BNZ", "pattern")
+        e.branch("NZ", "pattern")
         self.apply_batch()
         e.ins("SUBI", "1", "R4")
-        e.ins("BNZ", "batch")
+        e.branch("NZ", "batch")
 
     def apply_batch(self) -> None:
         """Sum the batch's weight changes over the ring (one all-reduce of
@@ -500,8 +523,10 @@ class _Gen:
         """R4 patterns in the order the host wrote at hv_order: train them
         (forward, backward, update) or evaluate them (forward, log)."""
         e = self.e
+        self.begin_pass(train)
         e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
         e.label(label)
+        self.before_record()
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
@@ -511,35 +536,30 @@ class _Gen:
         else:
             self.log_outputs()
         e.ins("SUBI", "1", "R4")
-        e.ins("BNZ", label)
+        e.branch("NZ", label)
+        self.end_pass()
+
+    # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
+    def begin_pass(self, train: bool) -> None:
+        """Before the first pattern of a pass (R4: its patterns)."""
+
+    def before_record(self) -> None:
+        """Before each pattern's ``cur`` is taken from the order (AR7)."""
+
+    def end_pass(self) -> None:
+        """After the last pattern of a pass, before the barrier."""
 
     def program(self) -> str:
-        e, p = self.e, self.p
-        net = p.network
-        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
-                  f"{net.connections()} connections, on {self.n} nodes")
-        e.label("_main")
-        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
-        e.ins("LDI", "@k_ring", "AR0")
-        e.ins("NOP")
-        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
-        e.ins("CMPI", str(self.n), "R0")
-        e.ins("BNE", "wrong_n")
-        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
-        e.ins("MPYI", "NV_WORDS", "R0")
-        e.ins("ADDI", "@k_nvtab", "R0")
-        e.ins("LDI", "R0", "AR3")
-        e.ins("LDI", "@k_nv", "AR2")
-        e.ins("LDI", "NV_WORDS", "AR4")
-        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+        e = self.e
+        self.prologue()
         if self.data:
             self.clear_grad()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
         e.ins("LDI", "R0", "R4", comment="R4: batches left" if self.data else "R4: patterns left")
-        e.ins("BLT", "no_host")
-        e.ins("BZ", "done")
+        e.branch("LT", "no_host")
+        e.branch("Z", "done")
         if self.data:
             self.batch_loop()
         else:
@@ -548,11 +568,11 @@ class _Gen:
         self.hostcall(TRAIN_TEST, "R5")
         e.ins("LDI", "R0", "R4")
         if self.data:           # a node's share may be empty; it still joins the barrier
-            e.ins("BLE", "evaluated")
+            e.branch("LE", "evaluated")
             self.pattern_loop("tpattern", train=False)
             e.label("evaluated")
         else:
-            e.ins("BLE", "next")
+            e.branch("LE", "next")
             self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
@@ -561,6 +581,38 @@ class _Gen:
         e.label("done")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
+        self.failures()
+        return self.assemble_text()
+
+    def prologue(self, before_ldp: tuple[str, ...] = ()) -> None:
+        """``_main``: DP, the node count check, this node's row of the
+        per-node table (``before_ldp``: instructions that run first, e.g.
+        keeping main's arguments)."""
+        e, p = self.e, self.p
+        net = p.network
+        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
+                  f"{net.connections()} connections, on {self.n} nodes")
+        e.label("_main")
+        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
+        for line in before_ldp:
+            e.text.append(line)
+        e.ins("LDI", "@k_ring", "AR0")
+        e.ins("NOP")
+        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
+        e.ins("CMPI", str(self.n), "R0")
+        e.branch("NE", "wrong_n")
+        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
+        e.ins("MPYI", "NV_WORDS", "R0")
+        e.ins("ADDI", "@k_nvtab", "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.ins("LDI", "@k_nv", "AR2")
+        e.ins("LDI", "NV_WORDS", "AR4")
+        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+
+    def failures(self) -> None:
+        """The exits with a message (exit status 2): a machine of another
+        size, no training host."""
+        e = self.e
         e.label("wrong_n")
         e.ins("LDI", "@k_wrongmsg", "AR3")
         e.ins("LDI", "wrongmsg_end-wrongmsg", "AR4")
@@ -573,7 +625,10 @@ class _Gen:
         e.ins("CALL", "_write")
         e.ins("LDI", "2", "AR2")
         e.ins("CALL", "_exit")
-        return self.assemble_text()
+
+    def page_vars(self) -> list[str]:
+        """More variables on the DP page (a subclass's own)."""
+        return []
 
     def callees(self) -> set[str]:
         """The firmware routines the program calls (imported with .global)."""
@@ -609,6 +664,7 @@ class _Gen:
         out.append("k_nvtab: .word nvtab")
         out.append("k_wrongmsg: .word wrongmsg")
         out.append("k_nohostmsg: .word nohostmsg")
+        out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
         # the end of what @ addresses; the rest is reached through pointers
@@ -638,6 +694,7 @@ class _Gen:
         return "\n".join(out) + "\n"
 
 
-def generate(plan: Plan) -> str:
-    """The assembly source of ``plan``'s SPMD training program."""
-    return _Gen(plan).program()
+def generate(plan: Plan, long_branches: bool = False) -> str:
+    """The assembly source of ``plan``'s SPMD training program
+    (``long_branches``: see :class:`_Emitter`)."""
+    return _Gen(plan, long_branches).program()

@@ -273,3 +273,19 @@ def _from_attributes(network: Network, nodes: int) -> Mapping:
     name = "data" if split == "patterns" else "layers" if partial else "rows"
     return Mapping(name, nodes, {n: Placement(groups[n][0], groups[n][1], split)
                                  for n in network.layers}, source="description")
+
+
+def require_rows(mapping: Mapping, network: Network, what: str) -> None:
+    """Refuse ``what`` (a construct that maps rows only: the inference
+    image, a streamed database, ...) under any other mapping, naming where
+    that mapping comes from (the ``--mapping`` preset, or the description's
+    first placement attribute with its file:line)."""
+    if mapping.name == "rows":
+        return
+    if mapping.source == "--mapping":
+        raise MappingError(f"{what} supports the rows mapping only, not --mapping {mapping.name}")
+    loc = next((a.partition_loc or a.nodes_loc or a.location_loc
+                for a in (getattr(network, "placement", {}) or {}).values()
+                if a.partition_loc or a.nodes_loc or a.location_loc), None)
+    raise MappingError(f"{what} supports the rows mapping only; the description's placement "
+                       f"attributes make the {mapping.name} mapping", loc)
