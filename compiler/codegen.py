@@ -162,6 +162,9 @@ class _Gen:
         #: the data mapping: whole layers on every node, updates into the
         #: batch's weight changes (plan.grad), all-reduced every batch
         self.data = plan.grad is not None
+        #: the hybrid mapping: the lower layers on each node's own pattern,
+        #: the upper ones split by units over a round's N patterns
+        self.hybrid = plan.hybrid
 
     # -- per-node values of a layer -------------------------------------------------
     def rows(self, lp: LayerPlan) -> Var | Imm:
@@ -266,9 +269,16 @@ class _Gen:
             e.load("AR4", Imm(lp.layer.size))
             e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
 
-    def forward(self) -> None:
+    def part(self, names: list[str], part: str | None) -> list[str]:
+        """The layers of ``names`` in ``part`` of a hybrid: "lower" (split by
+        patterns), "upper" (split by units); None: all of them."""
+        if part is None:
+            return names
+        return [n for n in names if self.p.lower_layer(n) == (part == "lower")]
+
+    def forward(self, part: str | None = None) -> None:
         e, p = self.e, self.p
-        for name in p.forward:
+        for name in self.part(p.forward, part):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             rows, net = self.rows(lp), self.net_own(lp)
@@ -333,14 +343,21 @@ class _Gen:
     def deriv(self, lp: LayerPlan) -> str:
         return {"sigmoid": "_vsigmoid_deriv", "tanh": "_vtanh_deriv"}.get(lp.kind, "")
 
-    def backward(self) -> None:
+    def backward(self, part: str | None = None) -> None:
+        """The backward pass (a hybrid's ``part``: :meth:`part`; the cut's
+        errors are cleared by the upper part, and the lower part starts
+        from their sums over the ring)."""
         e, p = self.e, self.p
-        for name in p.backward:
+        names = self.part(p.backward, part)
+        cleared = [n for n in names if not (part == "lower" and n in p.cut)]
+        if part == "upper":
+            cleared += p.cut
+        for name in cleared:
             lp = p.layers[name]
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        for name in p.backward:
+        for name in names:
             lp = p.layers[name]
             e.comment(f"backward: {name}")
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
@@ -487,16 +504,172 @@ class _Gen:
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", "batch")
 
+    def hybrid_batch_loop(self) -> None:
+        """The hybrid's training (compiler/mapping.py): R4 batches of B
+        rounds (R6); each round trains one pattern per node
+        (:meth:`hybrid_round`), its weight changes summed into plan.grad;
+        then :meth:`apply_batch`."""
+        e = self.e
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern of each round")
+        e.label("batch")
+        e.ins("LDI", "@" + e.const(str(self.p.mapping.batch)), "R6",
+              comment=f"R6: rounds of the batch ({self.p.mapping.batch})")
+        e.label("round")
+        self.hybrid_round("", train=True)
+        e.ins("SUBI", "1", "R6")
+        e.branch("NZ", "round")
+        self.apply_batch()
+        e.ins("SUBI", "1", "R4")
+        e.branch("NZ", "batch")
+
+    def _slot_ptr(self, tag: str, buf, stride: int, off: int) -> Var:
+        """Node k's word ``off`` of slot k in ``buf`` (slots of ``stride``)."""
+        return self.e.pernode(f"{tag}", [f"{buf.name}+{k * stride + off}"
+                                          if k * stride + off else buf.name
+                                          for k in range(self.n)])
+
+    def _add_const(self, reg: str, value: int) -> None:
+        e = self.e
+        if -32768 <= value <= 32767:
+            e.ins("ADDI", str(value), reg)
+        else:
+            e.ins("ADDI", "@" + e.const(str(value)), reg)
+
+    def _copy_at(self, dst, src, words: int, comment: str) -> None:
+        """_vcopy with one side at a run-time address: ``dst`` or ``src`` is
+        (var, offset): the word at @var plus offset; the other an Addr."""
+        e = self.e
+        for reg, side in (("AR2", dst), ("AR3", src)):
+            if isinstance(side, tuple):
+                e.ins("LDI", "@" + side[0], "R0")
+                if side[1]:
+                    self._add_const("R0", side[1])
+                e.ins("LDI", "R0", reg)
+            else:
+                e.load(reg, side)
+        e.load("AR4", Imm(words))
+        e.ins("CALL", "_vcopy", comment=comment)
+
+    def hybrid_round(self, tag: str, train: bool) -> None:
+        """One round of the hybrid: N patterns, one per node (*AR7++: this
+        node's, -1: none).  Each node runs the lower layers (split by
+        patterns) on its own pattern and writes the pattern's index and the
+        cut's activations into its slot; an all-gather concatenates the N
+        slots (SINGA's concatenate); then every node runs the upper layers
+        (split by units, their collectives as in rows) on each of the N
+        patterns in node order -- evaluating: logging its output slice --,
+        copying the cut's partial error sums of pattern i into error slot
+        i; a reduce-scatter sums them so that node k holds its own
+        pattern's (SINGA's slice), and each node finishes the backward pass
+        of the lower layers on its own pattern.  R7 counts the patterns of
+        the round (kernels keep R4-R7 and AR7)."""
+        e, p = self.e, self.p
+        stride, estride = p.slot_words, p.eslot_words
+        upper_inputs = any(c.src in p.inputs and not p.lower_layer(c.dst)
+                           for c in p.network.connects)
+        own = self._slot_ptr("hyslot", p.slots, stride, 0)
+        e.comment(f"hybrid round: lower layers on this node's pattern")
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("STI", "R0", "@hy_own")
+        e.ins("LDI", "@" + own.sym, "AR0")
+        e.ins("STI", "R0", "*AR0", comment="its index into this node's slot")
+        e.ins("CMPI", "0", "R0")
+        e.branch("LT", f"{tag}nolow")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        self.forward("lower")
+        for n in p.cut:
+            lp = p.layers[n]
+            e.call("_vcopy", [self._slot_ptr(f"hyslot_{n}", p.slots, stride, p.slot_offset[n]),
+                              Addr(lp.act.name), Imm(lp.layer.size)],
+                   comment=f"{n} into this node's slot")
+        e.label(f"{tag}nolow")
+        if self.n > 1:
+            table = "off_slots"
+            if not any(line == f"{table}:" for line in e.data):
+                e.data.append(f"{table}:")
+                e.data.append("        .word   " + ", ".join(str(k * stride)
+                                                            for k in range(self.n + 1)))
+            e.call("_ring_allgather", [Addr(p.slots.name), Addr(table)],
+                   comment="concatenate the round's patterns")
+        e.load("R0", Addr(p.slots.name))
+        e.ins("STI", "R0", "@hy_ptr", comment="slot i")
+        if train and p.eslots is not None:
+            e.call("_vfill", [Addr(p.eslots.name), Imm(p.eslots.words)], [Var("fzero")],
+                   comment="clear the error slots")
+            e.load("R0", Addr(p.eslots.name))
+            e.ins("STI", "R0", "@hy_eptr", comment="error slot i")
+        e.load("R7", Imm(self.n))
+        e.label(f"{tag}upper")
+        e.ins("LDI", "@hy_ptr", "AR0")
+        e.ins("LDI", "*AR0", "R0")
+        e.ins("CMPI", "0", "R0")
+        e.branch("LT", f"{tag}noup")
+        e.ins("STI", "R0", "@cur", comment="pattern i of the round")
+        for n in p.cut:
+            lp = p.layers[n]
+            self._copy_at(Addr(lp.act.name), ("hy_ptr", p.slot_offset[n]), lp.layer.size,
+                          f"{n} of pattern i")
+        if upper_inputs:
+            self.load_inputs()
+        self.forward("upper")
+        if train:
+            self.backward("upper")
+            for n in p.cut:
+                lp = p.layers[n]
+                self._copy_at(("hy_eptr", p.eslot_offset[n]), Addr(lp.err.name), lp.layer.size,
+                              f"{n}'s partial errors of pattern i")
+        else:
+            self.log_outputs()
+        e.label(f"{tag}noup")
+        e.ins("LDI", "@hy_ptr", "R0")
+        self._add_const("R0", stride)
+        e.ins("STI", "R0", "@hy_ptr")
+        if train and p.eslots is not None:
+            e.ins("LDI", "@hy_eptr", "R0")
+            self._add_const("R0", estride)
+            e.ins("STI", "R0", "@hy_eptr")
+        e.ins("SUBI", "1", "R7")
+        e.branch("NZ", f"{tag}upper")
+        if not train:
+            return
+        if self.n > 1 and p.eslots is not None:
+            table = "off_eslots"
+            if not any(line == f"{table}:" for line in e.data):
+                e.data.append(f"{table}:")
+                e.data.append("        .word   " + ", ".join(str(k * estride)
+                                                            for k in range(self.n + 1)))
+            e.call("_ring_reduce_scatter", [Addr(p.eslots.name), Addr(table)],
+                   comment="slice back: this node's pattern's errors summed")
+        e.ins("LDI", "@hy_own", "R0")
+        e.ins("CMPI", "0", "R0")
+        e.branch("LT", f"{tag}nolowb")
+        e.ins("STI", "R0", "@cur", comment="back to this node's pattern")
+        if upper_inputs:
+            self.load_inputs()
+        for n in p.cut:
+            lp = p.layers[n]
+            e.call("_vcopy", [Addr(lp.act.name),
+                              self._slot_ptr(f"hyslot_{n}", p.slots, stride, p.slot_offset[n]),
+                              Imm(lp.layer.size)], comment=f"{n} of this node's pattern")
+            e.call("_vcopy", [Addr(lp.err.name),
+                              self._slot_ptr(f"hyeslot_{n}", p.eslots, estride,
+                                             p.eslot_offset[n]),
+                              Imm(lp.layer.size)], comment=f"{n}'s errors from the upper layers")
+        self.backward("lower")
+        e.label(f"{tag}nolowb")
+
     def apply_batch(self) -> None:
         """Sum the batch's weight changes over the ring (one all-reduce of
         plan.grad), apply them to every node's copy of the weights -- W += G,
         or with momentum M = alpha M + G, W += M -- and clear them."""
         e, p = self.e, self.p
         g = p.grad
-        if self.n > 1:
+        if self.n > 1 and p.grad_shared:
             table = "off_grad"
             e.data.append(f"{table}:")
-            e.data.append("        .word   " + ", ".join(map(str, Split.even(g.words, self.n).off)))
+            e.data.append("        .word   "
+                          + ", ".join(map(str, Split.even(p.grad_shared, self.n).off)))
             e.call("_ring_allreduce", [Addr(g.name), Addr(table)],
                    comment="sum the weight changes of every node")
         parts = [(Addr(cp.weights.name), cp.momentum, f"w{cp.index}", cp.weights.words)
@@ -560,14 +733,24 @@ class _Gen:
         e.ins("LDI", "R0", "R4", comment="R4: batches left" if self.data else "R4: patterns left")
         e.branch("LT", "no_host")
         e.branch("Z", "done")
-        if self.data:
+        if self.hybrid:
+            self.hybrid_batch_loop()
+        elif self.data:
             self.batch_loop()
         else:
             self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
         e.ins("LDI", "R0", "R4")
-        if self.data:           # a node's share may be empty; it still joins the barrier
+        if self.hybrid:         # R4 rounds of N patterns
+            e.branch("LE", "evaluated")
+            e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern of each round")
+            e.label("tround")
+            self.hybrid_round("t", train=False)
+            e.ins("SUBI", "1", "R4")
+            e.branch("NZ", "tround")
+            e.label("evaluated")
+        elif self.data:         # a node's share may be empty; it still joins the barrier
             e.branch("LE", "evaluated")
             self.pattern_loop("tpattern", train=False)
             e.label("evaluated")
@@ -627,7 +810,10 @@ class _Gen:
         e.ins("CALL", "_exit")
 
     def page_vars(self) -> list[str]:
-        """More variables on the DP page (a subclass's own)."""
+        """More variables on the DP page (a subclass's own; the hybrid's
+        round: this node's pattern, slot i, error slot i)."""
+        if self.hybrid:
+            return [f"{v}: .word 0" for v in ("hy_own", "hy_ptr", "hy_eptr")]
         return []
 
     def callees(self) -> set[str]:

@@ -192,8 +192,22 @@ class TrainingHost:
 
     @property
     def by_patterns(self) -> bool:
-        """The data mapping: whole weights on every node, patterns shared out."""
+        """The data and hybrid mappings: training patterns shared out over
+        the nodes in batches (:meth:`_batches`)."""
         return self.plan.grad is not None
+
+    @property
+    def by_rounds(self) -> bool:
+        """The hybrid mapping: patterns evaluated in rounds of N, pattern
+        r N + k on node k (-1: none, in the last round); every node logs
+        its slice of every pattern's outputs, as in rows."""
+        return self.plan.hybrid
+
+    def _rounds(self, node: int) -> np.ndarray:
+        n = self.plan.nodes
+        rounds = -(-self.eval_patterns // n)
+        order = np.arange(rounds * n).reshape(rounds, n)[:, node]
+        return np.where(order < self.eval_patterns, order, -1)
 
     def _own(self, cp, k: int) -> slice:
         return own_part(self.plan, cp, k)
@@ -255,10 +269,11 @@ class TrainingHost:
     def _read_rows(self, sim, cbuf, lbuf) -> Weights:
         plan, sym = self.plan, self.program.image.symbols
         out = Weights()
-        nodes = 1 if self.by_patterns else plan.nodes
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
+            # a layer held whole (data, a hybrid's lower layers): node 0's copy
+            nodes = 1 if dst.split.whole else plan.nodes
             own = [self._own(cp, k) for k in range(nodes)]
             w = np.concatenate([sim.read_floats(sym[cbuf(cp).name], (o.stop - o.start) * cols,
                                                 node=k) for k, o in enumerate(own)])
@@ -268,7 +283,7 @@ class TrainingHost:
             if lbuf(lp) is not None:
                 out.biases[name] = np.concatenate([
                     sim.read_floats(sym[lbuf(lp).name], lp.split.rows(k), node=k)
-                    for k in range(nodes)])
+                    for k in range(1 if lp.split.whole else plan.nodes)])
         return out
 
     @property
@@ -280,7 +295,7 @@ class TrainingHost:
         side: (training patterns + test patterns, output units)."""
         out = []
         patterns = self.eval_patterns
-        if self.by_patterns:                # node k logged the whole outputs of its share
+        if self.by_patterns and not self.by_rounds:  # node k logged its share's whole outputs
             share = Split.even(patterns, self.plan.nodes)
             for name in self.plan.outputs:
                 size = self.plan.layers[name].layer.size
@@ -318,6 +333,10 @@ class TrainingHost:
         if op == TRAIN_TEST:
             self.evaluated = True
             self._reset_logs(sim, node)
+            if self.by_rounds:
+                order = self._rounds(node)
+                sim.write(self.addr["order"], order, node=node)
+                return len(order)
             if self.by_patterns:
                 share = Split.even(self.eval_patterns, self.plan.nodes)
                 sim.write(self.addr["order"], np.arange(share.lo(node), share.lo(node)

@@ -239,6 +239,39 @@ class Plan:
     #: "b<layer>" of a bias), all-reduced over the ring every batch
     grad: Buffer | None = None
     grad_offset: dict[str, int] = field(default_factory=dict)
+    #: the words at the start of ``grad`` that are all-reduced (data: all
+    #: of them; hybrid: the changes of the layers split by patterns, the
+    #: others are each node's own rows)
+    grad_shared: int = 0
+    #: hybrid: the layers split by patterns that feed layers split by units
+    #: (the cut), and per round of N patterns (one per node) the slots that
+    #: concatenate them: node k's slot k holds its pattern's index (-1:
+    #: none) and the cut's activations (offsets ``slot_offset``, after the
+    #: index word), all-gathered; ``eslots``: the cut's errors from the
+    #: upper layers, pattern i's partial sums in slot i, reduce-scattered so
+    #: that node k gets the sums of its own pattern (offsets ``eslot_offset``)
+    cut: list[str] = field(default_factory=list)
+    slots: Buffer | None = None
+    slot_offset: dict[str, int] = field(default_factory=dict)
+    eslots: Buffer | None = None
+    eslot_offset: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def hybrid(self) -> bool:
+        return self.mapping is not None and self.mapping.name == "hybrid"
+
+    @property
+    def slot_words(self) -> int:
+        return 1 + sum(self.layers[n].layer.size for n in self.cut)
+
+    @property
+    def eslot_words(self) -> int:
+        return sum(self.layers[n].layer.size for n in self.cut)
+
+    def lower_layer(self, name: str) -> bool:
+        """Hybrid: the layer is split by patterns (it runs on each node's own
+        pattern); every other mapping: False."""
+        return self.hybrid and self.mapping.layers[name].split == "patterns"
 
     @property
     def buffers(self) -> list[Buffer]:
@@ -254,6 +287,7 @@ class Plan:
             out.append(self.stage)
         if self.grad is not None:
             out.append(self.grad)
+        out += [b for b in (self.slots, self.eslots) if b is not None]
         return out
 
     def weight_words(self) -> int:
@@ -325,7 +359,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         """The data mapping: every node holds every layer whole
         (Split.copies); else the layer's units over its node group."""
         size, where = layers[name].size, mapping.layers[name]
-        if mapping.by_patterns:
+        if mapping.by_patterns or where.split == "patterns":
             return Split.copies(size, nodes)
         return Split.group(size, nodes, where.first, where.last)
 
@@ -419,8 +453,10 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         toff += layers[name].size
     plan = Plan(net, nodes, memory, plans, cplans, fwd, bwd, list(net.inputs), list(net.outputs),
                 off, toff, input_offset, momentum, mapping=mapping)
-    if mapping.by_patterns:
+    if mapping.mini_batch:
         _grad_buffer(plan)
+    if plan.hybrid:
+        _slots(plan)
     _place(plan)
     return plan
 
@@ -428,19 +464,45 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
 def _grad_buffer(plan: Plan) -> None:
     """The data mapping's buffer of a batch's weight changes: every
     connect's weights, then every bias, side by side (one all-reduce sums
-    them all)."""
+    them all).  Hybrid: the layers split by patterns first (the all-reduced
+    part, ``grad_shared`` words), then those split by units."""
     off = 0
-    for cp in plan.connects:
-        plan.grad_offset[f"w{cp.index}"] = off
-        off += cp.weights.words
-    for name, lp in plan.layers.items():
-        if lp.bias is not None:
-            plan.grad_offset[f"b{name}"] = off
-            off += lp.bias.words
+    for shared in (True, False) if plan.hybrid else (True,):
+        for cp in plan.connects:
+            if not plan.hybrid or plan.lower_layer(cp.connect.dst) == shared:
+                plan.grad_offset[f"w{cp.index}"] = off
+                off += cp.weights.words
+        for name, lp in plan.layers.items():
+            if lp.bias is not None and (not plan.hybrid or plan.lower_layer(name) == shared):
+                plan.grad_offset[f"b{name}"] = off
+                off += lp.bias.words
+        if shared:
+            plan.grad_shared = off
     # after the weights (walked by the forward and the backward products),
     # before the momentum terms (one pass a batch)
     plan.grad = Buffer(_sym("grad"), off, "matrix", uses=3,
                        role="weight changes of the batch (all-reduced)")
+
+
+def _slots(plan: Plan) -> None:
+    """The hybrid's cut and its slots (:class:`Plan`)."""
+    net = plan.network
+    plan.cut = [n for n in net.forward_order if plan.lower_layer(n)
+                and any(not plan.lower_layer(c.dst) for c in net.outgoing(n))]
+    off = 1
+    eoff = 0
+    for n in plan.cut:
+        plan.slot_offset[n] = off
+        plan.eslot_offset[n] = eoff
+        off += plan.layers[n].layer.size
+        eoff += plan.layers[n].layer.size
+    plan.slots = Buffer(_sym("slots"), plan.nodes * plan.slot_words, "vector",
+                        uses=2 * plan.nodes * plan.slot_words,
+                        role="hybrid: a round's patterns and cut activations (concatenated)")
+    if eoff:
+        plan.eslots = Buffer(_sym("eslots"), plan.nodes * eoff, "vector",
+                             uses=3 * plan.nodes * eoff,
+                             role="hybrid: a round's cut errors (sliced back)")
 
 
 def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:

@@ -26,13 +26,15 @@ whole-net preset from ``rap cc`` / ``rap train --mapping NAME``, which
 replaces all of them.
 
 What the back end maps today (:func:`resolve`): every layer split by units
-on the whole ring (``rows``), or every layer split by patterns on the whole
-ring (``data``).  Everything else -- layers on node groups (``nodes a..b``
-short of the whole ring, ``location``, the ``layers`` preset), mixed splits
-(``hybrid``), ``partition none`` on more than one node and the
-``checkerboard`` preset -- is refused with a :class:`MappingError` that
-names the place in the description (or the preset) and what is not
-supported; nothing is ever mapped another way than the one asked for.
+on the whole ring (``rows``); every layer split by patterns on the whole
+ring (``data``); layers on node groups split by units inside them
+(``nodes a..b``, ``partition none``, the ``layers`` preset); the lower
+layers split by patterns and the upper ones by units, all on the whole ring
+(``hybrid``, SINGA's strategy 4).  Everything else -- ``location``,
+patterns on a node group, a hybrid on node groups, ``checkerboard`` -- is
+refused with a :class:`MappingError` that names the place in the
+description (or the preset) and what is not supported; nothing is ever
+mapped another way than the one asked for.
 """
 from __future__ import annotations
 
@@ -47,12 +49,12 @@ SPLITS = ("units", "patterns", "none")
 #: whole-net presets of ``--mapping``
 PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard")
 #: the presets the back end maps
-SUPPORTED_PRESETS = ("rows", "data", "layers")
+SUPPORTED_PRESETS = ("rows", "data", "layers", "hybrid")
 
 _NOT_YET = {
     "location": "node groups by number (SINGA location)",
     "group-data": "the data mapping on a node group (patterns split over part of the ring)",
-    "hybrid": "hybrid mappings (lower layers split by patterns, upper layers by units)",
+    "group-hybrid": "hybrid mappings on node groups (a hybrid's layers span the whole ring)",
     "checkerboard": "the checkerboard mapping (weight blocks on a grid of nodes)",
 }
 
@@ -96,16 +98,27 @@ class Placement:
 @dataclass
 class Mapping:
     """Per-layer placements and the net-level choices (``batch``)."""
-    name: str                   # "rows", "data" or "layers" (the preset, or what the attributes amount to)
+    name: str                   # "rows", "data", "layers" or "hybrid" (the preset, or what the attributes amount to)
     nodes: int
     layers: dict[str, Placement]
-    batch: int = 1              # patterns per node between two all-reduces (data)
+    batch: int = 1              # patterns per node between two all-reduces (data, hybrid)
     source: str = "default"     # "default", "description" or "--mapping"
+    inputs: tuple = ()          # the input layers (held whole under every mapping)
 
     @property
     def by_patterns(self) -> bool:
         """Every node holds whole layers and whole weights (data parallel)."""
         return self.name == "data"
+
+    @property
+    def mini_batch(self) -> bool:
+        """Weight changes are summed over batches of ``nodes * batch``
+        patterns and applied once a batch (data and hybrid), not on-line."""
+        return self.name in ("data", "hybrid")
+
+    def split_by_patterns(self) -> list[str]:
+        """The layers split by patterns (every node a whole copy)."""
+        return [n for n, p in self.layers.items() if p.split == "patterns"]
 
     def to_dict(self) -> dict:
         return {"name": self.name, "source": self.source, "nodes": self.nodes,
@@ -119,6 +132,17 @@ class Mapping:
                     f"{self.nodes} node{'s' if self.nodes > 1 else ''}, patterns split, "
                     f"weight changes all-reduced every {self.batch} pattern"
                     f"{'s' if self.batch > 1 else ''} per node")
+        if self.name == "hybrid":
+            low = [n for n, p in self.layers.items() if p.split == "patterns"]
+            up = [n for n, p in self.layers.items() if p.split == "units"
+                  and n not in self.inputs]
+            return (f"mapping hybrid ({self.source}): {', '.join(low) or 'no layer'} split by "
+                    f"patterns (weight changes all-reduced every {self.batch} round"
+                    f"{'s' if self.batch > 1 else ''}), {', '.join(up)} split by units over "
+                    f"{self.nodes} node{'s' if self.nodes > 1 else ''}; a round's "
+                    f"{self.nodes} pattern{'s' if self.nodes > 1 else ''} concatenated "
+                    f"(all-gather) into the upper layers, their errors sliced back "
+                    f"(reduce-scatter)")
         if self.name == "layers":
             groups = ", ".join(f"{n} {p.first}..{p.last}" for n, p in self.layers.items())
             return (f"mapping layers ({self.source}): layers on node groups, split by units "
@@ -144,10 +168,12 @@ def resolve(network: Network, nodes: int, preset: str | None = None, batch: int 
         m = _preset(network, nodes, preset)
     else:
         m = _from_attributes(network, nodes)
-    if batch != 1 and not m.by_patterns:
-        raise MappingError(f"--batch {batch} applies to the data mapping (partition patterns); "
+    if batch != 1 and not m.mini_batch:
+        raise MappingError(f"--batch {batch} applies to the data and hybrid mappings "
+                           f"(partition patterns); "
                            f"the {m.name} mapping trains on-line, one update per pattern")
     m.batch = batch
+    m.inputs = tuple(network.inputs)
     return m
 
 
@@ -159,9 +185,48 @@ def _preset(network: Network, nodes: int, preset: str) -> Mapping:
                            f"the back end maps {', '.join(SUPPORTED_PRESETS)}")
     if preset == "layers":
         return Mapping("layers", nodes, layer_groups(network, nodes), source="--mapping")
+    if preset == "hybrid":
+        m = Mapping("hybrid", nodes, {n: Placement(0, nodes - 1, _hybrid_split(network, n))
+                                      for n in network.layers}, source="--mapping")
+        check_hybrid(network, m)
+        return m
     split = "units" if preset == "rows" else "patterns"
     return Mapping(preset, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
                    source="--mapping")
+
+
+def _hybrid_split(network: Network, name: str) -> str:
+    """The ``hybrid`` preset (SINGA's strategy 4): the hidden layers split by
+    patterns, the output layers by units (input layers: held whole)."""
+    layer = network.layers[name]
+    if layer.kind in INPUT_KINDS or name in network.outputs:
+        return "units"
+    return "patterns"
+
+
+def check_hybrid(network: Network, m: Mapping, locs: dict | None = None) -> None:
+    """What a hybrid mapping needs (docs/mappings.md, "Hybrid"): the layers
+    split by patterns take their inputs only from input layers and other
+    layers split by patterns (the lower part of the net), the outputs are
+    split by units, and no bus connect crosses from one split to the other.
+    ``locs``: the place of each layer's partition attribute."""
+    locs = locs or {}
+    low = set(m.split_by_patterns())
+    for name in network.outputs:
+        if name in low:
+            raise MappingError(f"hybrid mapping: output layer {name!r} is split by patterns; "
+                               f"the upper layers, split by units, must hold every output",
+                               locs.get(name) or network.layers[name].loc)
+    for c in network.connects:
+        src_low = c.src in low or network.layers[c.src].kind in INPUT_KINDS
+        if c.dst in low and not src_low:
+            raise MappingError(f"hybrid mapping: connect {c.name} feeds {c.dst} (split by "
+                               f"patterns) from {c.src} (split by units); the layers split by "
+                               f"patterns must be below every layer split by units", c.loc)
+        if (c.kind == "bus" and c.src in low) != (c.kind == "bus" and c.dst in low):
+            raise MappingError(f"hybrid mapping: bus connect {c.name} joins {c.src} and {c.dst}, "
+                               f"one split by patterns and one by units: unit i feeds unit i "
+                               f"only inside one split", c.loc)
 
 
 def _work(network: Network, name: str) -> int:
@@ -252,13 +317,24 @@ def _from_attributes(network: Network, nodes: int) -> Mapping:
                if network.layers[n].kind not in INPUT_KINDS]
     kinds = {"none": "units"}            # on one node, none and units are the same thing
     first = decided[0]
-    for n, s, loc in decided[1:]:
-        if kinds.get(s, s) != kinds.get(first[1], first[1]):
-            raise MappingError(f"layer {n!r}: partition {s} while layer {first[0]!r} has "
-                               f"partition {first[1]}; {_NOT_YET['hybrid']} are not supported "
-                               f"yet", loc or first[2])
-    split = "patterns" if first[1] == "patterns" else "units"
     partial = [(n, g) for n, g in groups.items() if (g[0], g[1]) != (0, nodes - 1)]
+    mixed = next(((n, s, loc) for n, s, loc in decided[1:]
+                  if kinds.get(s, s) != kinds.get(first[1], first[1])), None)
+    if mixed is not None:                # some layers by patterns, others by units: hybrid
+        if partial:
+            n, (lo, hi, loc) = partial[0]
+            raise MappingError(f"layer {n!r}: nodes {lo}..{hi} in a mapping that mixes partition "
+                               f"patterns and units: {_NOT_YET['group-hybrid']} are not "
+                               f"supported", loc or mixed[2])
+        m = Mapping("hybrid", nodes, {n: Placement(0, nodes - 1, "patterns" if s == "patterns"
+                                                   else "units")
+                                      for n, (s, _) in splits.items()}, source="description")
+        for n in network.layers:
+            if network.layers[n].kind in INPUT_KINDS:
+                m.layers[n] = Placement(0, nodes - 1, "units")
+        check_hybrid(network, m, {n: loc for n, (_, loc) in splits.items()})
+        return m
+    split = "patterns" if first[1] == "patterns" else "units"
     if split == "patterns" and partial:
         n, (lo, hi, loc) = partial[0]
         raise MappingError(f"layer {n!r}: nodes {lo}..{hi} with partition patterns: "

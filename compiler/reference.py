@@ -433,7 +433,7 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
     epoch.
 
     ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`): with the data
-    mapping the epoch is trained in batches of ``nodes * batch`` patterns
+    and hybrid mappings the epoch is trained in batches of ``nodes * batch`` patterns
     (:func:`batches`, :meth:`Model.train_batch`) instead of on-line; every
     other mapping computes exactly the on-line steps."""
     t = network.training
@@ -448,7 +448,7 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
             stopped = "schedule"
             break
         order = pattern_order(len(train_set), e, t.seed, t.shuffle)
-        if mapping is not None and mapping.by_patterns:
+        if mapping is not None and mapping.mini_batch:
             for shares in batches(order, mapping.nodes, mapping.batch):
                 model.train_batch([[(train_set.inputs[p], train_set.targets[p]) for p in share]
                                    for share in shares], rate)

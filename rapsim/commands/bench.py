@@ -190,7 +190,7 @@ def measure_point(point: dict) -> dict:
     rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}"),
                  "layers": fam.layers(size), "nodes": nodes, "mapping": mapping,
                  "boards": -(-nodes // NODES_PER_BOARD), "units_per_node": size / nodes}
-    if mapping == "data":
+    if mapping in ("data", "hybrid"):
         # every node trains W and W + K batches of B patterns (and evaluates as many)
         rec["batch"] = batch
         warmup, patterns = warmup * nodes * batch, patterns * nodes * batch
@@ -343,11 +343,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"measured training patterns per point, the longer run's extra ones "
                         f"(default {DEFAULT_PATTERNS}; twice as many forward patterns)")
     s.add_argument("--mapping", metavar="M,...",
-                   help="mappings to sweep as a dimension (rows, data; default rows): the "
+                   help="mappings to sweep as a dimension (rows, data, layers, hybrid; default "
+                        "rows): the "
                         "table and the plot get a line per mapping (docs/compiler.md)")
     s.add_argument("--batch", type=int, default=1, metavar="B",
-                   help="data mapping: patterns per node between two all-reduces (default 1); "
-                        "a point of the data mapping counts W and K batches of N x B patterns")
+                   help="data and hybrid mappings: patterns per node between two all-reduces "
+                        "(default 1); their points count W and K batches of N x B patterns")
     s.add_argument("--profile", type=int, nargs="?", const=DEFAULT_PROFILE_EVERY, metavar="C",
                    help="also profile every point: the cycles of a pattern by routine, from "
                         f"each node's PC sampled every C cycles (default {DEFAULT_PROFILE_EVERY}); "
@@ -434,8 +435,9 @@ def sweep_from_args(args) -> Sweep:
     mappings = _mappings(args.mapping) if args.mapping else ["rows"]
     if args.batch < 1:
         raise RapError(f"--batch must be at least 1, not {args.batch}")
-    if args.batch != 1 and "data" not in mappings:
-        raise RapError(f"--batch {args.batch} applies to the data mapping; give --mapping data")
+    if args.batch != 1 and not {"data", "hybrid"} & set(mappings):
+        raise RapError(f"--batch {args.batch} applies to the data and hybrid mappings; give "
+                       f"--mapping data or hybrid")
     sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
                tuple(mappings), args.batch)
     for n in nodes:                               # bad machine options fail here, not in a worker

@@ -50,12 +50,12 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
     """--mapping and --batch (docs/compiler.md, "Mappings")."""
     from rapsim.compiler.mapping import PRESETS
     p.add_argument("--mapping", metavar="NAME", choices=PRESETS,
-                   help=f"a whole-net mapping ({', '.join(PRESETS)}; rows and data are "
-                        f"supported) replacing the description's (default: the "
+                   help=f"a whole-net mapping ({', '.join(PRESETS)}; all but checkerboard "
+                        f"are supported) replacing the description's (default: the "
                         f"description's, else rows)")
     p.add_argument("--batch", type=int, default=1, metavar="B",
-                   help="data mapping: patterns per node between two all-reduces of the "
-                        "weight changes (default 1)")
+                   help="data and hybrid mappings: patterns per node between two all-reduces "
+                        "of the weight changes (default 1)")
 
 
 def resolve_mapping(args, net, nodes: int):

@@ -182,7 +182,7 @@ def report(result, file=None) -> None:
     if result.mapping:
         con.print(f"mapping {result.mapping['name']}"
                   + (f", batch {result.mapping['batch']} per node"
-                     if result.mapping["name"] == "data" else ""))
+                     if result.mapping["name"] in ("data", "hybrid") else ""))
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "

@@ -43,12 +43,25 @@ def test_mappings_are_a_dimension(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--mapping", "hybrid"], "--mapping: 'hybrid' is not supported yet"),
     (["--mapping", "checkerboard"], "--mapping: 'checkerboard' is not supported yet"),
     (["--mapping", "rows,blocks"], "--mapping: 'blocks' is unknown"),
     (["--batch", "0", "--mapping", "data"], "--batch must be at least 1"),
-    (["--batch", "4"], "--batch 4 applies to the data mapping"),
+    (["--batch", "4"], "--batch 4 applies to the data and hybrid mappings"),
 ])
 def test_bad_mapping_options(tmp_path, capsys, args, message):
     rc, out, err = rap(["bench", *TINY, *args, "--results", tmp_path / "r.json"], capsys)
     assert rc == 1 and message in err
+
+
+def test_hybrid_points(tmp_path, capsys):
+    """A hybrid point runs (its lower layers' forward pass on each node's
+    own pattern, the upper layer split by units) and counts its batches of
+    N x B patterns like data."""
+    results = tmp_path / "r.json"
+    rc, out, err = rap(["bench", *TINY, "--mapping", "hybrid", "--batch", "1",
+                        "--results", results], capsys)
+    assert rc == 0, err
+    assert "speech 234-16-61 hybrid" in out
+    recs = load_results(str(results))
+    assert {(r["mapping"], r["nodes"]) for r in recs} == {("hybrid", 1), ("hybrid", 4)}
+    assert all(r["mcps"] > 0 and r["mcups"] > 0 and r["batch"] == 1 for r in recs)

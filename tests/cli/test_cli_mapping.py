@@ -67,9 +67,8 @@ def test_cc_prints_the_mapping_and_placement(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--mapping", "hybrid"], "mapping 'hybrid': hybrid mappings"),
     (["--mapping", "checkerboard"], "mapping 'checkerboard': the checkerboard mapping"),
-    (["--batch", "2"], "--batch 2 applies to the data mapping"),
+    (["--batch", "2"], "--batch 2 applies to the data and hybrid mappings"),
     (["--mapping", "data", "--batch", "0"], "--batch must be a whole number of at least 1"),
 ])
 @pytest.mark.parametrize("command", ["cc", "train"])
@@ -113,3 +112,47 @@ def test_train_layers_mapping(tmp_path, monkeypatch, capsys):
                           c30_activations=True)
     for a, b in zip(r["epochs"], ref.epochs):
         assert a["train_loss"] == pytest.approx(b.train_loss, abs=1e-5)
+
+
+def test_train_hybrid_mapping(tmp_path, monkeypatch, capsys):
+    js = tmp_path / "r.json"
+    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--nodes", 4, "--mapping",
+                        "hybrid", "--batch", 2, "--epochs", 3, "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "mapping hybrid, batch 2 per node" in out
+    assert "mapping hybrid (--mapping): h split by patterns" in err
+    r = json.loads(js.read_text())
+    assert r["mapping"]["name"] == "hybrid"
+    assert r["mapping"]["layers"]["h"] == {"nodes": [0, 3], "split": "patterns"}
+    assert r["mapping"]["layers"]["y"] == {"nodes": [0, 3], "split": "units"}
+    network = parse_file(XOR_NET)
+    ref = reference_train(network, load_patterns(XOR_PAT, network).train, epochs=3,
+                          c30_activations=True, mapping=resolve(network, 4, "hybrid", 2))
+    for a, b in zip(r["epochs"], ref.epochs):
+        assert a["train_loss"] == pytest.approx(b.train_loss, abs=1e-5)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["cc", "--forward-only", "--mapping", "data"],
+     "the inference image (--forward-only, rap infer) supports the rows mapping only, not "
+     "--mapping data"),
+    (["train", "--stream", "--mapping", "hybrid"],
+     "a streamed pattern database (--stream, or one larger than a node's memory) supports the "
+     "rows mapping only, not --mapping hybrid"),
+])
+def test_mappings_refused_with_inference_and_streaming(args, message, tmp_path, monkeypatch,
+                                                      capsys):
+    full = [args[0], XOR_NET] + (["-o", tmp_path / "x.out"] if args[0] == "cc"
+                                 else ["--data", XOR_PAT]) + ["--nodes", "4"] + args[1:]
+    rc, out, err = rap(full, monkeypatch, capsys)
+    assert rc == 1 and message in err
+    assert not (tmp_path / "x.out").exists()
+
+
+def test_description_mapping_refused_by_rap_infer(tmp_path, monkeypatch, capsys):
+    src = tmp_path / "p.net"
+    src.write_text(open(XOR_NET).read().replace("output y\n", "output y\n    partition patterns\n"))
+    rc, out, err = rap(["cc", src, "-o", tmp_path / "x.out", "--nodes", 2, "--forward-only"],
+                       monkeypatch, capsys)
+    assert rc == 1
+    assert f"{src}:" in err and "supports the rows mapping only" in err

@@ -66,8 +66,7 @@ def test_net_default_and_layer_attributes():
     assert resolve(n, 3).name == "rows"
 
 
-@pytest.mark.parametrize("preset,what", [
-    ("hybrid", "hybrid mappings"), ("checkerboard", "the checkerboard mapping")])
+@pytest.mark.parametrize("preset,what", [("checkerboard", "the checkerboard mapping")])
 def test_presets_not_supported_are_refused(preset, what):
     with pytest.raises(MappingError, match=f"mapping '{preset}': {what}.* not supported yet"):
         resolve(net(XOR), 4, preset)
@@ -83,8 +82,11 @@ def test_presets_not_supported_are_refused(preset, what):
      "<text>:2:39: error: layer 'h': nodes 1..2 with partition patterns: the data mapping on "
      "a node group"),
     ("layer h: sigmoid 3 partition units", "partition patterns", 4,
-     "<text>:6:37: error: layer 'y': partition patterns while layer 'h' has partition units; "
-     "hybrid mappings"),
+     "<text>:6:37: error: hybrid mapping: output layer 'y' is split by patterns; the upper "
+     "layers, split by units, must hold every output"),
+    ("layer h: sigmoid 3 partition patterns nodes 1..3", "", 4,
+     "<text>:2:39: error: layer 'h': nodes 1..3 in a mapping that mixes partition patterns and "
+     "units: hybrid mappings on node groups"),
 ])
 def test_attributes_not_supported_are_refused(h_line, net_extra, nodes, message):
     n = parse_text(_src(h_line, net_extra))
@@ -181,7 +183,7 @@ def test_bad_batch(batch):
 
 
 def test_batch_needs_the_data_mapping():
-    with pytest.raises(MappingError, match="--batch 2 applies to the data mapping"):
+    with pytest.raises(MappingError, match="--batch 2 applies to the data and hybrid mappings"):
         resolve(net(XOR), 4, "rows", 2)
 
 
@@ -344,3 +346,109 @@ def test_layers_from_attributes_agree_with_reference():
     sim = train(network, tr, nodes=4)
     assert sim.mapping["name"] == "layers" and sim.mapping["layers"]["o"]["nodes"] == [3, 3]
     assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+
+
+# -- the hybrid mapping ------------------------------------------------------------------------
+
+def test_hybrid_preset_splits_hidden_by_patterns_and_outputs_by_units():
+    m = resolve(net(DAG), 4, "hybrid", 2)
+    assert m.name == "hybrid" and m.mini_batch and not m.by_patterns and m.batch == 2
+    assert {n: p.split for n, p in m.layers.items()} == {
+        "x": "units", "a": "patterns", "b": "patterns", "c": "patterns", "o": "units"}
+    assert all((p.first, p.last) == (0, 3) for p in m.layers.values())
+    assert m.describe().startswith("mapping hybrid (--mapping): a, b, c split by patterns")
+
+
+def test_hybrid_from_attributes():
+    n = parse_text(_src("layer h: sigmoid 3 partition patterns"))
+    m = resolve(n, 4, batch=3)
+    assert m.name == "hybrid" and m.source == "description" and m.batch == 3
+    assert m.layers["h"].split == "patterns" and m.layers["y"].split == "units"
+
+
+#: a layer split by patterns above one split by units (g over h)
+UPSIDE = """\
+layer x: input 3
+layer h: sigmoid 4 partition units
+layer g: sigmoid 4 partition patterns
+layer y: sigmoid 2
+connect x -> h
+connect h -> g
+connect g -> y
+net u { input x  hidden h, g  output y }
+"""
+
+#: a bus connect from a layer split by patterns into one split by units
+BUSCUT = """\
+layer x: input 3
+layer h: sigmoid 4 partition patterns
+layer y: sigmoid 4
+connect x -> h
+connect h -> y bus
+net b { input x  hidden h  output y }
+"""
+
+
+@pytest.mark.parametrize("src,message", [
+    (UPSIDE, "<text>:6:9: error: hybrid mapping: connect h->g feeds g (split by patterns) from "
+             "h (split by units)"),
+    (BUSCUT, "<text>:5:9: error: hybrid mapping: bus connect h->y joins h and y, one split by "
+             "patterns and one by units"),
+])
+def test_hybrid_refusals(src, message):
+    with pytest.raises(MappingError) as e:
+        resolve(parse_text(src), 4)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_hybrid_layout_and_program():
+    """The lower layers' weights whole on every node and their changes
+    all-reduced; the output layer's rows split; the cut (c, and a through
+    its skip to c) concatenated in slots and sliced back."""
+    n = net(DAG)
+    prog = compile_network(n, 4, mapping=resolve(n, 4, "hybrid"))
+    plan = prog.plan
+    assert plan.hybrid and plan.cut == ["c"]
+    assert plan.layers["a"].split.whole and not plan.layers["o"].split.whole
+    lower_words = sum(cp.weights.words for cp in plan.connects if cp.connect.dst != "o") + 7 + 6
+    assert plan.grad_shared == lower_words
+    assert plan.grad.words == lower_words + plan.layers["o"].split.max_rows * (6 + 5) + 1
+    assert plan.slots.words == 4 * (1 + 6) and plan.eslots.words == 4 * 6
+    src = prog.source
+    assert "_ring_allgather" in src and "_ring_reduce_scatter" in src and "_ring_allreduce" in src
+    assert "off_slots:\n        .word   0, 7, 14, 21, 28" in src
+    assert "off_eslots:\n        .word   0, 6, 12, 18, 24" in src
+    assert f"off_grad:\n        .word   0, {-(-lower_words // 4)}" in src
+
+
+@pytest.mark.parametrize("name,nodes,batch", [
+    ("xor", 1, 1), ("xor", 4, 1), ("xor", 16, 2), ("xor", 64, 1),
+    ("dag", 1, 3), ("dag", 4, 1), ("dag", 16, 2),
+    ("softmax", 4, 2), ("softmax", 16, 1),
+    ("sparse", 1, 1), ("sparse", 4, 3), ("sparse-plain", 16, 1), ("sparse", 64, 1),
+])
+def test_hybrid_agrees_with_reference(name, nodes, batch):
+    """The hybrid's semantics are the data mapping's (mini-batches of N x B
+    patterns, every change computed with the weights before the batch):
+    the same reference checks it."""
+    network, tr, te = _case(name)
+    mapping = resolve(network, nodes, "hybrid", batch)
+    ref = reference_train(network, tr, te, c30_activations=True, mapping=mapping)
+    sim = train(network, tr, te, nodes=nodes, mapping="hybrid", batch=batch)
+    assert sim.mapping["name"] == "hybrid" and sim.mapping["batch"] == batch
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    if te is not None:
+        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
+        assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert a.rate == b.rate and a.train_accuracy == b.train_accuracy
+        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+
+
+def test_rows_and_hybrid_batch_one_learn_xor_alike():
+    n = net(XOR)
+    rows = train(n, xor_data(), nodes=4, epochs=300)
+    hybrid = train(n, xor_data(), nodes=4, epochs=300, mapping="hybrid")
+    assert rows.epochs[-1].train_accuracy == hybrid.epochs[-1].train_accuracy == 1.0
