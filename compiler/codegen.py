@@ -165,6 +165,8 @@ class _Gen:
         #: the hybrid mapping: the lower layers on each node's own pattern,
         #: the upper ones split by units over a round's N patterns
         self.hybrid = plan.hybrid
+        #: the checkerboard: every connect's weights in blocks on a grid
+        self.grid = plan.mapping.grid if plan.mapping is not None else None
 
     # -- per-node values of a layer -------------------------------------------------
     def rows(self, lp: LayerPlan) -> Var | Imm:
@@ -276,6 +278,82 @@ class _Gen:
             return names
         return [n for n in names if self.p.lower_layer(n) == (part == "lower")]
 
+    # -- the checkerboard: weight blocks on a grid ----------------------------------------
+    def _at(self, tag: str, sym: str, offsets: list[int]):
+        return self.e.pernode(tag, [f"{sym}+{o}" if o else sym for o in offsets])
+
+    def block(self, cp: ConnectPlan):
+        """Node k's block of ``cp``: its rows and columns (per-node values;
+        no rows when the node has no columns), and the offsets of its first
+        row in the destination and of its first column in the source."""
+        blocks = [cp.block_of(k, self.grid) for k in range(self.n)]
+        cols = [b[1].stop - b[1].start for b in blocks]
+        rows = [b[0].stop - b[0].start if c else 0 for b, c in zip(blocks, cols)]
+        e = self.e
+        return (e.pernode(f"cbr{cp.index}", rows), e.pernode(f"cbc{cp.index}", [max(c, 1) for c in cols]),
+                [b[0].start for b in blocks], [b[1].start for b in blocks])
+
+    def forward_blocks(self, lp: LayerPlan) -> None:
+        """The net inputs of a layer under the checkerboard (Girau's cb):
+        every node multiplies its block of each incoming weight matrix by its
+        columns of the source (held whole: all-gathered) into its rows of
+        the partial sums; a reduce-scatter with the layer's split sums the
+        grid rows' partial products and leaves each node its own units."""
+        e, p = self.e, self.p
+        pnet = Addr(lp.pnet.name)
+        e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
+               comment=f"clear {lp.pnet.name}")
+        for cp in (c for c in p.connects if c.connect.dst == lp.name):
+            src = p.layers[cp.connect.src]
+            rows, cols, r0, c0 = self.block(cp)
+            y = self._at(f"cby{cp.index}", lp.pnet.name, r0)
+            x = self.hot(src.act, cp)
+            e.call("_mxv", [y, Addr(cp.weights.name), self._at(f"cbx{cp.index}_{x}", x, c0),
+                            rows, cols, y], comment=f"{cp.connect.name}: y += W_ij x_j (block)")
+        if self.n > 1:
+            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
+                   comment=f"sum the blocks' partial products of {lp.name}")
+        own = self._at(f"pnet_{lp.name}", lp.pnet.name,
+                       [lp.split.lo(k) for k in range(self.n)])
+        if lp.bias:
+            e.call("_vadd", [self.net_own(lp), own, Addr(lp.bias.name), self.rows(lp)],
+                   comment="net = sum + bias")
+        else:
+            e.call("_vcopy", [self.net_own(lp), own, self.rows(lp)])
+
+    def backward_blocks(self, lp: LayerPlan, delta: Addr, rows) -> None:
+        """The checkerboard's backward step of a layer's incoming weights:
+        the error signal all-gathered (every node needs its block's rows),
+        then per block ``e_j += W_ij^T d_i`` into the source's partial error
+        sums (reduce-scattered at the source, as in rows) and ``W_ij += eta
+        d_i x_j^T``."""
+        e, p = self.e, self.p
+        dall = lp.dwhole.name
+        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
+                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
+               comment="this node's error signal into the whole vector")
+        if self.n > 1:
+            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
+                   comment=f"all-gather {dall}")
+        for cp in (c for c in p.connects if c.connect.dst == lp.name):
+            src = p.layers[cp.connect.src]
+            brows, bcols, r0, c0 = self.block(cp)
+            d = self._at(f"cbd{cp.index}", dall, r0)
+            W = Addr(cp.weights.name)
+            if src.err is not None:
+                y = self.hot(src.err, cp)
+                e.call("_mxtv", [self._at(f"cbe{cp.index}_{y}", y, c0), W, d, brows, bcols],
+                       comment=f"{cp.connect.name}: e_j += W_ij^T d_i")
+                self.unstage(src.err, y)
+            xs = self.hot(src.act, cp)
+            x = self._at(f"cbx{cp.index}_{xs}", xs, c0)
+            if cp.momentum is not None:
+                e.call("_mxoutm", [W, d, x, brows, bcols, Addr(cp.momentum.name)],
+                       [Var("hv_eta"), Var("falpha")], comment="W_ij += M = aM + eta d_i x_j^T")
+            else:
+                e.call("_mxout", [W, d, x, brows, bcols], [Var("hv_eta")],
+                       comment="W_ij += eta d_i x_j^T")
+
     def forward(self, part: str | None = None) -> None:
         e, p = self.e, self.p
         for name in self.part(p.forward, part):
@@ -283,7 +361,9 @@ class _Gen:
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             rows, net = self.rows(lp), self.net_own(lp)
             first = True
-            for cp in (c for c in p.connects if c.connect.dst == name):
+            if self.grid is not None:
+                self.forward_blocks(lp)
+            for cp in (c for c in p.connects if c.connect.dst == name and self.grid is None):
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
                     if first:
@@ -391,7 +471,9 @@ class _Gen:
             if lp.bias:
                 self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),
                                    delta, rows, "bias")
-            for cp in (c for c in p.connects if c.connect.dst == name):
+            if self.grid is not None:
+                self.backward_blocks(lp, delta, rows)
+            for cp in (c for c in p.connects if c.connect.dst == name and self.grid is None):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
                 U, M = self.target(W, cp.momentum, f"w{cp.index}")

@@ -41,7 +41,10 @@ from rapsim.memmap import DRAM_BASE
 
 def own_part(plan, cp, k: int) -> slice:
     """Node k's part of a connect's weights in the reference's layout
-    (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
+    (rows of a full matrix, units of a bus, pairs of a sparse connect; the
+    checkerboard: a block, rows and columns)."""
+    if cp.block is not None:
+        return cp.block_of(k, plan.mapping.grid)
     if cp.sparse is not None:
         return cp.sparse.own(k)
     sp = plan.layers[cp.connect.dst].split
@@ -272,6 +275,15 @@ class TrainingHost:
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
+            if cp.block is not None:        # the checkerboard: node k's block
+                w = np.zeros((dst.layer.size, cols))
+                for k in range(plan.nodes):
+                    r, c = self._own(cp, k)
+                    w[r, c] = sim.read_floats(sym[cbuf(cp).name], (r.stop - r.start)
+                                              * (c.stop - c.start), node=k).reshape(
+                                                  r.stop - r.start, c.stop - c.start)
+                out.connects[cp.connect.name] = w
+                continue
             # a layer held whole (data, a hybrid's lower layers): node 0's copy
             nodes = 1 if dst.split.whole else plan.nodes
             own = [self._own(cp, k) for k in range(nodes)]

@@ -152,6 +152,11 @@ class LayerPlan:
     bias: Buffer | None = None
     bias_m: Buffer | None = None    # bias momentum
     target_offset: int = 0          # output layers: offset in a target record
+    #: checkerboard: the partial net inputs of every node's weight blocks
+    #: (whole vector, zero outside the node's block rows; reduce-scattered
+    #: by the layer's split) and the whole error signal (all-gathered)
+    pnet: Buffer | None = None
+    dwhole: Buffer | None = None
 
     @property
     def name(self) -> str:
@@ -203,10 +208,20 @@ class ConnectPlan:
     weights: Buffer
     momentum: Buffer | None = None
     sparse: SparsePlan | None = None
+    #: checkerboard: node k holds the block of rows ``rows.lo(k // c) ..``
+    #: and columns ``cols.lo(k % c) ..`` (splits over the grid's r rows and c
+    #: columns), row-major
+    block: tuple[Split, Split] | None = None
 
     @property
     def kind(self) -> str:
         return self.connect.kind
+
+    def block_of(self, k: int, grid: tuple[int, int]) -> tuple[slice, slice]:
+        """Node k's block (rows of the destination, columns of the source)."""
+        rs, cs = self.block
+        i, j = divmod(k, grid[1])
+        return (slice(rs.lo(i), rs.lo(i) + rs.rows(i)), slice(cs.lo(j), cs.lo(j) + cs.rows(j)))
 
     @property
     def band(self) -> bool:
@@ -277,7 +292,8 @@ class Plan:
     def buffers(self) -> list[Buffer]:
         out = []
         for lp in self.layers.values():
-            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m)
+            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m,
+                                lp.pnet, lp.dwhole)
                     if b is not None]
         for cp in self.connects:
             out += [b for b in (cp.weights, cp.momentum) if b is not None]
@@ -427,10 +443,16 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
                     lp.bias_m = Buffer(_sym("biasm", name), r1, "vector", uses=2 * r1,
                                        role=f"{name} bias momentum")
         plans[name] = lp
+    grid = mapping.grid if mapping.name == "checkerboard" else None
     cplans = []
     for i, c in enumerate(net.connects):
         rows = plans[c.dst].split.max_rows
-        if c.kind == "full":
+        block = None
+        if grid is not None:
+            block = (Split.even(layers[c.dst].size, grid[0]),
+                     Split.even(layers[c.src].size, grid[1]))
+            words = block[0].max_rows * block[1].max_rows
+        elif c.kind == "full":
             words = rows * layers[c.src].size
         elif c.kind == "sparse":
             words = max(sparse[i].pairs(k) for k in range(nodes))
@@ -442,7 +464,14 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         m = None
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
-        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i)))
+        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), block))
+    if grid is not None:
+        for name in fwd:
+            L = layers[name]
+            plans[name].pnet = Buffer(_sym("pnet", name), L.size, "vector", uses=2 * L.size,
+                                      role=f"{name} partial net inputs of the blocks")
+            plans[name].dwhole = Buffer(_sym("dall", name), L.size, "vector", uses=3 * L.size,
+                                        role=f"{name} error signal (whole vector)")
     input_offset, off = {}, 0
     for name in net.inputs:
         input_offset[name] = off

@@ -30,8 +30,10 @@ on the whole ring (``rows``); every layer split by patterns on the whole
 ring (``data``); layers on node groups split by units inside them
 (``nodes a..b``, ``partition none``, the ``layers`` preset); the lower
 layers split by patterns and the upper ones by units, all on the whole ring
-(``hybrid``, SINGA's strategy 4).  Everything else -- ``location``,
-patterns on a node group, a hybrid on node groups, ``checkerboard`` -- is
+(``hybrid``, SINGA's strategy 4); every full connect's weights in blocks
+on a grid of nodes (``checkerboard``, Girau's cb; a whole-net preset).
+Everything else -- ``location``,
+patterns on a node group, a hybrid on node groups -- is
 refused with a :class:`MappingError` that names the place in the
 description (or the preset) and what is not supported; nothing is ever
 mapped another way than the one asked for.
@@ -48,14 +50,11 @@ from .ir import INPUT_KINDS, Loc, Network
 SPLITS = ("units", "patterns", "none")
 #: whole-net presets of ``--mapping``
 PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard")
-#: the presets the back end maps
-SUPPORTED_PRESETS = ("rows", "data", "layers", "hybrid")
 
 _NOT_YET = {
     "location": "node groups by number (SINGA location)",
     "group-data": "the data mapping on a node group (patterns split over part of the ring)",
     "group-hybrid": "hybrid mappings on node groups (a hybrid's layers span the whole ring)",
-    "checkerboard": "the checkerboard mapping (weight blocks on a grid of nodes)",
 }
 
 
@@ -104,6 +103,9 @@ class Mapping:
     batch: int = 1              # patterns per node between two all-reduces (data, hybrid)
     source: str = "default"     # "default", "description" or "--mapping"
     inputs: tuple = ()          # the input layers (held whole under every mapping)
+    #: checkerboard: the grid (rows r, columns c; r c = nodes), laid out row
+    #: by row on the ring: node k is at grid row k // c, column k % c
+    grid: tuple[int, int] | None = None
 
     @property
     def by_patterns(self) -> bool:
@@ -121,9 +123,12 @@ class Mapping:
         return [n for n, p in self.layers.items() if p.split == "patterns"]
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "source": self.source, "nodes": self.nodes,
-                "batch": self.batch,
-                "layers": {n: p.to_dict() for n, p in self.layers.items()}}
+        out = {"name": self.name, "source": self.source, "nodes": self.nodes,
+               "batch": self.batch,
+               "layers": {n: p.to_dict() for n, p in self.layers.items()}}
+        if self.grid is not None:
+            out["grid"] = {"rows": self.grid[0], "cols": self.grid[1]}
+        return out
 
     def describe(self) -> str:
         """One line for reports."""
@@ -132,6 +137,13 @@ class Mapping:
                     f"{self.nodes} node{'s' if self.nodes > 1 else ''}, patterns split, "
                     f"weight changes all-reduced every {self.batch} pattern"
                     f"{'s' if self.batch > 1 else ''} per node")
+        if self.name == "checkerboard":
+            r, c = self.grid
+            return (f"mapping checkerboard ({self.source}): every full connect's weights in "
+                    f"{r} x {c} blocks on a grid of {self.nodes} node"
+                    f"{'s' if self.nodes > 1 else ''} laid out row by row on the ring (node k "
+                    f"at row k // {c}, column k % {c}); partial products summed by a "
+                    f"reduce-scatter, error signals gathered by an all-gather")
         if self.name == "hybrid":
             low = [n for n, p in self.layers.items() if p.split == "patterns"]
             up = [n for n, p in self.layers.items() if p.split == "units"
@@ -180,11 +192,19 @@ def resolve(network: Network, nodes: int, preset: str | None = None, batch: int 
 def _preset(network: Network, nodes: int, preset: str) -> Mapping:
     if preset not in PRESETS:
         raise MappingError(f"unknown mapping {preset!r} (expected {', '.join(PRESETS)})")
-    if preset in _NOT_YET:
-        raise MappingError(f"mapping {preset!r}: {_NOT_YET[preset]} are not supported yet; "
-                           f"the back end maps {', '.join(SUPPORTED_PRESETS)}")
     if preset == "layers":
         return Mapping("layers", nodes, layer_groups(network, nodes), source="--mapping")
+    if preset == "checkerboard":
+        m = Mapping("checkerboard", nodes,
+                    {n: Placement(0, nodes - 1, "units" if network.layers[n].kind in INPUT_KINDS
+                                  else "blocks") for n in network.layers},
+                    source="--mapping", grid=grid(nodes))
+        for c in network.connects:
+            if c.kind != "full":
+                raise MappingError(f"mapping 'checkerboard': {c.kind} connect {c.name}: the "
+                                   f"checkerboard splits full weight matrices into blocks; "
+                                   f"{c.kind} connects are not supported by it", c.loc)
+        return m
     if preset == "hybrid":
         m = Mapping("hybrid", nodes, {n: Placement(0, nodes - 1, _hybrid_split(network, n))
                                       for n in network.layers}, source="--mapping")
@@ -193,6 +213,14 @@ def _preset(network: Network, nodes: int, preset: str) -> Mapping:
     split = "units" if preset == "rows" else "patterns"
     return Mapping(preset, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
                    source="--mapping")
+
+
+def grid(nodes: int) -> tuple[int, int]:
+    """The checkerboard's grid of ``nodes`` nodes: r rows and c columns,
+    r the largest divisor of ``nodes`` with r <= c (square when ``nodes``
+    is a square: 2 x 2, 4 x 4, 8 x 8; 2 x 4 for 8, 1 x N for a prime)."""
+    r = max(d for d in range(1, int(nodes ** 0.5) + 1) if nodes % d == 0)
+    return r, nodes // r
 
 
 def _hybrid_split(network: Network, name: str) -> str:

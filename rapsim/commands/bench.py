@@ -288,14 +288,13 @@ def _int_list(text: str, what: str, lo: int, hi: int | None = None) -> list[int]
 
 
 def _mappings(text: str) -> list[str]:
-    from rapsim.compiler.mapping import PRESETS, SUPPORTED_PRESETS
+    from rapsim.compiler.mapping import PRESETS
     out = []
     for item in text.split(","):
         item = item.strip()
-        if item not in SUPPORTED_PRESETS:
-            why = "not supported yet" if item in PRESETS else "unknown"
-            raise RapError(f"--mapping: {item!r} is {why} (rap bench sweeps "
-                           f"{', '.join(SUPPORTED_PRESETS)})")
+        if item not in PRESETS:
+            raise RapError(f"--mapping: {item!r} is unknown (rap bench sweeps "
+                           f"{', '.join(PRESETS)})")
         if item not in out:
             out.append(item)
     return out
@@ -343,8 +342,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"measured training patterns per point, the longer run's extra ones "
                         f"(default {DEFAULT_PATTERNS}; twice as many forward patterns)")
     s.add_argument("--mapping", metavar="M,...",
-                   help="mappings to sweep as a dimension (rows, data, layers, hybrid; default "
-                        "rows): the "
+                   help="mappings to sweep as a dimension (rows, data, layers, hybrid, "
+                        "checkerboard; default rows): the "
                         "table and the plot get a line per mapping (docs/compiler.md)")
     s.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "

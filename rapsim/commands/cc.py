@@ -50,9 +50,8 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
     """--mapping and --batch (docs/compiler.md, "Mappings")."""
     from rapsim.compiler.mapping import PRESETS
     p.add_argument("--mapping", metavar="NAME", choices=PRESETS,
-                   help=f"a whole-net mapping ({', '.join(PRESETS)}; all but checkerboard "
-                        f"are supported) replacing the description's (default: the "
-                        f"description's, else rows)")
+                   help=f"a whole-net mapping ({', '.join(PRESETS)}) replacing the "
+                        f"description's (default: the description's, else rows)")
     p.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "of the weight changes (default 1)")

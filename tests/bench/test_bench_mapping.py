@@ -43,7 +43,6 @@ def test_mappings_are_a_dimension(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--mapping", "checkerboard"], "--mapping: 'checkerboard' is not supported yet"),
     (["--mapping", "rows,blocks"], "--mapping: 'blocks' is unknown"),
     (["--batch", "0", "--mapping", "data"], "--batch must be at least 1"),
     (["--batch", "4"], "--batch 4 applies to the data and hybrid mappings"),

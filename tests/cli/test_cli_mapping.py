@@ -67,7 +67,6 @@ def test_cc_prints_the_mapping_and_placement(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--mapping", "checkerboard"], "mapping 'checkerboard': the checkerboard mapping"),
     (["--batch", "2"], "--batch 2 applies to the data and hybrid mappings"),
     (["--mapping", "data", "--batch", "0"], "--batch must be a whole number of at least 1"),
 ])
@@ -156,3 +155,19 @@ def test_description_mapping_refused_by_rap_infer(tmp_path, monkeypatch, capsys)
                        monkeypatch, capsys)
     assert rc == 1
     assert f"{src}:" in err and "supports the rows mapping only" in err
+
+
+def test_train_checkerboard_mapping(tmp_path, monkeypatch, capsys):
+    js = tmp_path / "r.json"
+    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--nodes", 4, "--mapping",
+                        "checkerboard", "--epochs", 3, "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "mapping checkerboard (--mapping): every full connect's weights in 2 x 2 blocks" in err
+    r = json.loads(js.read_text())
+    assert r["mapping"]["name"] == "checkerboard" and r["mapping"]["grid"] == {"rows": 2,
+                                                                               "cols": 2}
+    network = parse_file(XOR_NET)
+    ref = reference_train(network, load_patterns(XOR_PAT, network).train, epochs=3,
+                          c30_activations=True)
+    for a, b in zip(r["epochs"], ref.epochs):
+        assert a["train_loss"] == pytest.approx(b.train_loss, abs=1e-5)

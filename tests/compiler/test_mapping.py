@@ -66,10 +66,10 @@ def test_net_default_and_layer_attributes():
     assert resolve(n, 3).name == "rows"
 
 
-@pytest.mark.parametrize("preset,what", [("checkerboard", "the checkerboard mapping")])
-def test_presets_not_supported_are_refused(preset, what):
-    with pytest.raises(MappingError, match=f"mapping '{preset}': {what}.* not supported yet"):
-        resolve(net(XOR), 4, preset)
+def test_unknown_preset_is_refused():
+    with pytest.raises(MappingError, match="unknown mapping 'blocks' \\(expected rows, data, "
+                                           "layers, hybrid, checkerboard\\)"):
+        resolve(net(XOR), 4, "blocks")
 
 
 @pytest.mark.parametrize("h_line,net_extra,nodes,message", [
@@ -452,3 +452,89 @@ def test_rows_and_hybrid_batch_one_learn_xor_alike():
     rows = train(n, xor_data(), nodes=4, epochs=300)
     hybrid = train(n, xor_data(), nodes=4, epochs=300, mapping="hybrid")
     assert rows.epochs[-1].train_accuracy == hybrid.epochs[-1].train_accuracy == 1.0
+
+
+# -- the checkerboard ----------------------------------------------------------------------------
+
+from rapsim.compiler.mapping import grid  # noqa: E402
+
+#: DAG with its bus connect made full (the checkerboard splits full connects)
+DAG_FULL = DAG.replace("connect a -> b bus", "connect a -> b full")
+
+
+@pytest.mark.parametrize("nodes,rc", [(1, (1, 1)), (4, (2, 2)), (6, (2, 3)), (7, (1, 7)),
+                                      (8, (2, 4)), (16, (4, 4)), (64, (8, 8))])
+def test_checkerboard_grid(nodes, rc):
+    assert grid(nodes) == rc
+
+
+def test_checkerboard_preset():
+    m = resolve(net(DAG_FULL), 16, "checkerboard")
+    assert m.name == "checkerboard" and m.grid == (4, 4)
+    assert m.layers["x"].split == "units" and m.layers["c"].split == "blocks"
+    assert m.to_dict()["grid"] == {"rows": 4, "cols": 4}
+    assert "4 x 4 blocks on a grid of 16 nodes laid out row by row" in m.describe()
+
+
+@pytest.mark.parametrize("src,message", [
+    (DAG, "t.net:7:9: error: mapping 'checkerboard': bus connect a->b: the checkerboard splits "
+          "full weight matrices into blocks; bus connects are not supported by it"),
+    (SPARSE, "t.net:5:9: error: mapping 'checkerboard': sparse connect x->h"),
+])
+def test_checkerboard_refuses_bus_and_sparse(src, message):
+    with pytest.raises(MappingError) as e:
+        resolve(net(src), 4, "checkerboard")
+    assert str(e.value).startswith(message), str(e.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 64))
+def test_checkerboard_blocks_tile_the_matrix(d, s_, nodes):
+    """Every weight of a D x S matrix is in exactly one node's block, and
+    the buffer holds the largest block."""
+    src = (f"layer x: input {s_}\nlayer y: sigmoid {d}\nconnect x -> y\n"
+           f"net t {{ input x  output y }}\n")
+    n = parse_text(src)
+    plan = lower(n, nodes, mapping=resolve(n, nodes, "checkerboard"))
+    cp = plan.connects[0]
+    seen = np.zeros((d, s_), dtype=int)
+    for k in range(nodes):
+        r, c = cp.block_of(k, plan.mapping.grid)
+        seen[r, c] += 1
+        assert (r.stop - r.start) * (c.stop - c.start) <= cp.weights.words
+    assert (seen == 1).all()
+
+
+def test_checkerboard_program():
+    """Per layer: its blocks' partial products reduce-scattered (forward),
+    its error signal all-gathered (backward), the activations all-gathered
+    and the source errors reduce-scattered as in rows."""
+    n = net(XOR)
+    prog = compile_network(n, 4, mapping=resolve(n, 4, "checkerboard"))
+    src = prog.source
+    assert src.count("sum the blocks' partial products") == 4     # training and evaluation
+    assert src.count("all-gather n_dall_") == 2
+    assert prog.plan.connects[0].weights.words == 2 * 1     # h: 4 units / 2 rows, x: 2 / 2 cols
+    assert prog.plan.connects[1].weights.words == 1 * 2     # y: 1 unit / 2 rows, h: 4 / 2 cols
+
+
+@pytest.mark.parametrize("name,nodes", [
+    ("xor", 1), ("xor", 4), ("xor", 5), ("xor", 64), ("dag", 4), ("dag", 6), ("dag", 16),
+    ("softmax", 8), ("softmax", 64)])
+def test_checkerboard_agrees_with_reference(name, nodes):
+    """The checkerboard computes exactly the on-line steps (the reference
+    without a mapping), only the sums are taken in another order."""
+    if name == "xor":
+        network, tr, te = net(XOR), xor_data(), None
+    else:
+        network = net({"dag": DAG_FULL, "softmax": SOFTMAX}[name])
+        tr, te = random_data(network, 20, 1), random_data(network, 7, 2)
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes, mapping="checkerboard")
+    assert sim.mapping["name"] == "checkerboard"
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert a.train_accuracy == b.train_accuracy
+        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
