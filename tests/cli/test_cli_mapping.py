@@ -171,3 +171,18 @@ def test_train_checkerboard_mapping(tmp_path, monkeypatch, capsys):
                           c30_activations=True)
     for a, b in zip(r["epochs"], ref.epochs):
         assert a["train_loss"] == pytest.approx(b.train_loss, abs=1e-5)
+
+
+@pytest.mark.parametrize("mapping", ["hybrid", "checkerboard"])
+def test_save_and_resume_under_a_mapping(mapping, tmp_path, monkeypatch, capsys):
+    """Three epochs, saved and resumed for three more, are the six of one run
+    (the state holds whole weights and momentum whatever the split)."""
+    common = ["train", XOR_NET, "--data", XOR_PAT, "--nodes", 4, "--mapping", mapping, "--quiet"]
+    whole, part, state = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "s.npz"
+    assert rap(common + ["--epochs", 6, "--json", whole], monkeypatch, capsys)[0] == 0
+    assert rap(common + ["--epochs", 3, "--save", state], monkeypatch, capsys)[0] == 0
+    assert rap(common + ["--epochs", 3, "--resume", state, "--json", part],
+               monkeypatch, capsys)[0] == 0
+    a, b = json.loads(whole.read_text()), json.loads(part.read_text())
+    assert len(a["epochs"]) == len(b["epochs"]) == 6     # the resumed run's history goes on
+    assert [e["train_loss"] for e in a["epochs"]] == [e["train_loss"] for e in b["epochs"]]
