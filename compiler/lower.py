@@ -657,5 +657,9 @@ def _place(plan: Plan) -> None:
             b.region = "dram"
     dram = sum(b.words for b in matrices if b.region == "dram")
     if dram > plan.memory.dram_words:
+        whole = [n for n, lp in plan.layers.items() if lp.split.whole and lp.kind not in INPUT_KINDS]
+        hint = (f"under the {plan.mapping.name} mapping every node holds whole copies of the "
+                f"weights into {', '.join(whole)}, which more nodes do not shrink: map them by "
+                f"units (rows)" if whole else "use more nodes")
         raise LoweringError(f"the weights need {dram} words of DRAM per node beyond SRAM, "
-                            f"more than the {plan.memory.dram_words} a node has: use more nodes")
+                            f"more than the {plan.memory.dram_words} a node has: {hint}")
