@@ -236,10 +236,13 @@ class _Gen:
                         comment=f"{buf.name} back from the stage")
 
     def off_table(self, lp: LayerPlan) -> Addr:
-        sym = f"off_{lp.name}"
+        return self.table(f"off_{lp.name}", lp.split.off)
+
+    def table(self, sym: str, offsets) -> Addr:
+        """A slice table of the ring collectives in .data (once)."""
         if not any(line.startswith(sym + ":") for line in self.e.data):
             self.e.data.append(f"{sym}:")
-            self.e.data.append("        .word   " + ", ".join(map(str, lp.split.off)))
+            self.e.data.append("        .word   " + ", ".join(map(str, offsets)))
         return Addr(sym)
 
     def barrier(self) -> None:
@@ -562,44 +565,33 @@ class _Gen:
         e.ins("CALL", "_hostcall", comment="TRAIN host call")
 
     def batch_loop(self) -> None:
-        """The data mapping's training (compiler/mapping.py): R4 batches; in
-        each, this node's B patterns (host order entries, -1: none, the
-        short last batch), their weight changes summed into plan.grad, then
-        :meth:`apply_batch`.  R6 counts the batch's patterns (kernels keep
-        R4-R7 and AR7: docs/firmware.md, calling convention)."""
-        e = self.e
+        """The training of the data and hybrid mappings (compiler/mapping.py):
+        R4 batches of B steps (R6), their weight changes summed into
+        plan.grad, then :meth:`apply_batch`.  A data step is this node's
+        next pattern (host order entries, -1: none, the short last batch); a
+        hybrid step is a round of one pattern per node
+        (:meth:`hybrid_round`).  Kernels keep R4-R7 and AR7 (docs/firmware.md,
+        calling convention)."""
+        e, b = self.e, self.p.mapping.batch
         e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern order")
         e.label("batch")
-        e.ins("LDI", "@" + e.const(str(self.p.mapping.batch)), "R6",
-              comment=f"R6: patterns of the batch ({self.p.mapping.batch} per node)")
-        e.label("pattern")
-        e.ins("LDI", "*AR7++", "R0")
-        e.branch("N", "nopattern")      # -1: no pattern for this node in this batch
-        e.ins("STI", "R0", "@cur")
-        self.load_inputs()
-        self.forward()
-        self.backward()
-        e.label("nopattern")
+        e.ins("LDI", "@" + e.const(str(b)), "R6",
+              comment=f"R6: rounds of the batch ({b})" if self.hybrid
+              else f"R6: patterns of the batch ({b} per node)")
+        step = "round" if self.hybrid else "pattern"
+        e.label(step)
+        if self.hybrid:
+            self.hybrid_round("", train=True)
+        else:
+            e.ins("LDI", "*AR7++", "R0")
+            e.branch("N", "nopattern")      # -1: no pattern for this node in this batch
+            e.ins("STI", "R0", "@cur")
+            self.load_inputs()
+            self.forward()
+            self.backward()
+            e.label("nopattern")
         e.ins("SUBI", "1", "R6")
-        e.branch("NZ", "pattern")
-        self.apply_batch()
-        e.ins("SUBI", "1", "R4")
-        e.branch("NZ", "batch")
-
-    def hybrid_batch_loop(self) -> None:
-        """The hybrid's training (compiler/mapping.py): R4 batches of B
-        rounds (R6); each round trains one pattern per node
-        (:meth:`hybrid_round`), its weight changes summed into plan.grad;
-        then :meth:`apply_batch`."""
-        e = self.e
-        e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern of each round")
-        e.label("batch")
-        e.ins("LDI", "@" + e.const(str(self.p.mapping.batch)), "R6",
-              comment=f"R6: rounds of the batch ({self.p.mapping.batch})")
-        e.label("round")
-        self.hybrid_round("", train=True)
-        e.ins("SUBI", "1", "R6")
-        e.branch("NZ", "round")
+        e.branch("NZ", step)
         self.apply_batch()
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", "batch")
@@ -667,12 +659,8 @@ class _Gen:
                    comment=f"{n} into this node's slot")
         e.label(f"{tag}nolow")
         if self.n > 1:
-            table = "off_slots"
-            if not any(line == f"{table}:" for line in e.data):
-                e.data.append(f"{table}:")
-                e.data.append("        .word   " + ", ".join(str(k * stride)
-                                                            for k in range(self.n + 1)))
-            e.call("_ring_allgather", [Addr(p.slots.name), Addr(table)],
+            table = self.table("off_slots", [k * stride for k in range(self.n + 1)])
+            e.call("_ring_allgather", [Addr(p.slots.name), table],
                    comment="concatenate the round's patterns")
         e.load("R0", Addr(p.slots.name))
         e.ins("STI", "R0", "@hy_ptr", comment="slot i")
@@ -716,12 +704,8 @@ class _Gen:
         if not train:
             return
         if self.n > 1 and p.eslots is not None:
-            table = "off_eslots"
-            if not any(line == f"{table}:" for line in e.data):
-                e.data.append(f"{table}:")
-                e.data.append("        .word   " + ", ".join(str(k * estride)
-                                                            for k in range(self.n + 1)))
-            e.call("_ring_reduce_scatter", [Addr(p.eslots.name), Addr(table)],
+            table = self.table("off_eslots", [k * estride for k in range(self.n + 1)])
+            e.call("_ring_reduce_scatter", [Addr(p.eslots.name), table],
                    comment="slice back: this node's pattern's errors summed")
         e.ins("LDI", "@hy_own", "R0")
         e.ins("CMPI", "0", "R0")
@@ -748,11 +732,8 @@ class _Gen:
         e, p = self.e, self.p
         g = p.grad
         if self.n > 1 and p.grad_shared:
-            table = "off_grad"
-            e.data.append(f"{table}:")
-            e.data.append("        .word   "
-                          + ", ".join(map(str, Split.even(p.grad_shared, self.n).off)))
-            e.call("_ring_allreduce", [Addr(g.name), Addr(table)],
+            table = self.table("off_grad", Split.even(p.grad_shared, self.n).off)
+            e.call("_ring_allreduce", [Addr(g.name), table],
                    comment="sum the weight changes of every node")
         parts = [(Addr(cp.weights.name), cp.momentum, f"w{cp.index}", cp.weights.words)
                  for cp in p.connects]
@@ -815,9 +796,7 @@ class _Gen:
         e.ins("LDI", "R0", "R4", comment="R4: batches left" if self.data else "R4: patterns left")
         e.branch("LT", "no_host")
         e.branch("Z", "done")
-        if self.hybrid:
-            self.hybrid_batch_loop()
-        elif self.data:
+        if self.data:
             self.batch_loop()
         else:
             self.pattern_loop("pattern", train=True)

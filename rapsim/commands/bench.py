@@ -287,29 +287,28 @@ def _int_list(text: str, what: str, lo: int, hi: int | None = None) -> list[int]
     return out
 
 
-def _mappings(text: str) -> list[str]:
-    from rapsim.compiler.mapping import PRESETS
+def _names(text: str, known, unknown) -> list[str]:
+    """The distinct names of a comma list, in order; ``unknown(item)``: the
+    message for a name not in ``known``."""
     out = []
     for item in text.split(","):
         item = item.strip()
-        if item not in PRESETS:
-            raise RapError(f"--mapping: {item!r} is unknown (rap bench sweeps "
-                           f"{', '.join(PRESETS)})")
+        if item not in known:
+            raise RapError(unknown(item))
         if item not in out:
             out.append(item)
     return out
+
+
+def _mappings(text: str) -> list[str]:
+    from rapsim.compiler.mapping import PRESETS
+    return _names(text, PRESETS, lambda item: f"--mapping: {item!r} is unknown (rap bench "
+                                              f"sweeps {', '.join(PRESETS)})")
 
 
 def _families(text: str) -> list[str]:
-    out = []
-    for item in text.split(","):
-        item = item.strip()
-        if item not in FAMILIES:
-            raise RapError(f"--families: unknown family {item!r} "
-                           f"(known: {', '.join(FAMILIES)})")
-        if item not in out:
-            out.append(item)
-    return out
+    return _names(text, FAMILIES, lambda item: f"--families: unknown family {item!r} "
+                                               f"(known: {', '.join(FAMILIES)})")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -90,3 +90,25 @@ def random_data(network, count: int, seed: int) -> PatternSet:
             t = (rng.random((count, size)) > 0.5).astype(float)
         outs.append(t)
     return PatternSet(rng.random((count, n_in)), np.concatenate(outs, axis=1))
+
+
+#: how close the simulated RAP's weights and outputs are to the reference's
+WEIGHT_TOL = 1e-5
+OUTPUT_TOL = 1e-5
+
+
+def agrees(sim, ref, tr, te) -> None:
+    """Assert that the simulated run ``sim`` (a TrainResult) matches the
+    reference run ``ref``: weights, outputs on the training and test sets,
+    every epoch's rate, accuracy and loss."""
+    import pytest
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    if te is not None:
+        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
+        assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
+    assert len(sim.epochs) == len(ref.epochs)
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert a.rate == b.rate and a.train_accuracy == b.train_accuracy
+        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)

@@ -1,19 +1,19 @@
-"""Mappings (compiler/mapping.py, docs/compiler.md "Mappings"): the
-placement attributes of the language, the presets, the refusals of what
-the back end does not map, rows kept exactly as before, and the data
-mapping against the numpy reference of its mini-batch semantics on 1, 4,
-16 and 64 nodes."""
+"""Mappings (compiler/mapping.py, docs/mappings.md): the placement
+attributes of the language, the presets, the refusals of what the back end
+does not map, rows kept exactly as before, and every mapping against the
+numpy reference of its semantics on 1 to 64 nodes: data and hybrid
+(mini-batches), layers and checkerboard (on-line)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from backend import DAG, SOFTMAX, SPARSE, XOR, net, random_data, xor_data
+from backend import DAG, SOFTMAX, SPARSE, XOR, agrees, net, random_data, xor_data
 from rapsim.compiler.build import compile_network
 from rapsim.compiler.codegen import generate
 from rapsim.compiler.lower import lower
-from rapsim.compiler.mapping import MappingError, Placement, resolve
+from rapsim.compiler.mapping import MappingError, Placement, grid, resolve
 from rapsim.compiler.parser import parse_text
 from rapsim.compiler.reference import batches, initial_weights, Model
 from rapsim.compiler.reference import train as reference_train
@@ -256,27 +256,23 @@ def _case(name):
     return n, random_data(n, 20, 1), random_data(n, 7, 2)
 
 
+@pytest.mark.parametrize("mapping_name", ["data", "hybrid"])
 @pytest.mark.parametrize("name,nodes,batch", [
     ("xor", 1, 1), ("xor", 4, 1), ("xor", 16, 2), ("xor", 64, 1),
     ("dag", 1, 3), ("dag", 4, 1), ("dag", 16, 2),
     ("softmax", 4, 2), ("softmax", 16, 1),
     ("sparse", 1, 1), ("sparse", 4, 3), ("sparse-plain", 16, 1), ("sparse", 64, 1),
 ])
-def test_data_agrees_with_reference(name, nodes, batch):
+def test_mini_batch_mappings_agree_with_reference(mapping_name, name, nodes, batch):
+    """data and hybrid share the mini-batch semantics (N x B patterns a
+    batch, every change computed with the weights before the batch): the
+    same reference checks both."""
     network, tr, te = _case(name)
-    mapping = resolve(network, nodes, "data", batch)
+    mapping = resolve(network, nodes, mapping_name, batch)
     ref = reference_train(network, tr, te, c30_activations=True, mapping=mapping)
-    sim = train(network, tr, te, nodes=nodes, mapping="data", batch=batch)
-    assert sim.mapping["name"] == "data" and sim.mapping["batch"] == batch
-    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
-    if te is not None:
-        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
-        assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
-    for a, b in zip(sim.epochs, ref.epochs):
-        assert a.rate == b.rate and a.train_accuracy == b.train_accuracy
-        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+    sim = train(network, tr, te, nodes=nodes, mapping=mapping_name, batch=batch)
+    assert sim.mapping["name"] == mapping_name and sim.mapping["batch"] == batch
+    agrees(sim, ref, tr, te)
 
 
 def test_rows_and_data_batch_one_learn_xor_alike():
@@ -329,12 +325,7 @@ def test_layers_agree_with_reference(name, nodes):
     ref = reference_train(network, tr, te, c30_activations=True)
     sim = train(network, tr, te, nodes=nodes, mapping="layers")
     assert sim.mapping["name"] == "layers"
-    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
-    for a, b in zip(sim.epochs, ref.epochs):
-        assert a.train_accuracy == b.train_accuracy
-        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+    agrees(sim, ref, tr, te)
 
 
 def test_layers_from_attributes_agree_with_reference():
@@ -421,32 +412,6 @@ def test_hybrid_layout_and_program():
     assert f"off_grad:\n        .word   0, {-(-lower_words // 4)}" in src
 
 
-@pytest.mark.parametrize("name,nodes,batch", [
-    ("xor", 1, 1), ("xor", 4, 1), ("xor", 16, 2), ("xor", 64, 1),
-    ("dag", 1, 3), ("dag", 4, 1), ("dag", 16, 2),
-    ("softmax", 4, 2), ("softmax", 16, 1),
-    ("sparse", 1, 1), ("sparse", 4, 3), ("sparse-plain", 16, 1), ("sparse", 64, 1),
-])
-def test_hybrid_agrees_with_reference(name, nodes, batch):
-    """The hybrid's semantics are the data mapping's (mini-batches of N x B
-    patterns, every change computed with the weights before the batch):
-    the same reference checks it."""
-    network, tr, te = _case(name)
-    mapping = resolve(network, nodes, "hybrid", batch)
-    ref = reference_train(network, tr, te, c30_activations=True, mapping=mapping)
-    sim = train(network, tr, te, nodes=nodes, mapping="hybrid", batch=batch)
-    assert sim.mapping["name"] == "hybrid" and sim.mapping["batch"] == batch
-    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
-    if te is not None:
-        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
-        assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
-    for a, b in zip(sim.epochs, ref.epochs):
-        assert a.rate == b.rate and a.train_accuracy == b.train_accuracy
-        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
-
-
 def test_rows_and_hybrid_batch_one_learn_xor_alike():
     n = net(XOR)
     rows = train(n, xor_data(), nodes=4, epochs=300)
@@ -455,8 +420,6 @@ def test_rows_and_hybrid_batch_one_learn_xor_alike():
 
 
 # -- the checkerboard ----------------------------------------------------------------------------
-
-from rapsim.compiler.mapping import grid  # noqa: E402
 
 #: DAG with its bus connect made full (the checkerboard splits full connects)
 DAG_FULL = DAG.replace("connect a -> b bus", "connect a -> b full")
@@ -532,9 +495,4 @@ def test_checkerboard_agrees_with_reference(name, nodes):
     ref = reference_train(network, tr, te, c30_activations=True)
     sim = train(network, tr, te, nodes=nodes, mapping="checkerboard")
     assert sim.mapping["name"] == "checkerboard"
-    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
-    for a, b in zip(sim.epochs, ref.epochs):
-        assert a.train_accuracy == b.train_accuracy
-        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+    agrees(sim, ref, tr, te)
