@@ -8,6 +8,7 @@ link with the firmware, and check the layout the linker chose.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from rapsim import firmware
@@ -29,12 +30,38 @@ class Program:
         return self.image.symbols[sym]
 
 
+def user_objects(network: Network) -> list:
+    """The assembled files of the network's user transfer functions
+    (compiler/transfer.py), ``(name, ObjectFile)``, each once; a routine a
+    transfer names must be a global symbol of its file."""
+    from rapsim.asm.assembler import assemble_file
+    from rapsim.errors import Diagnostics
+    objs: dict[str, object] = {}
+    for t in network.transfers.values():
+        if t.asm not in objs:
+            try:
+                objs[t.asm] = assemble_file(t.asm, [firmware.include_dir()]).obj
+            except Diagnostics as e:
+                raise RapError(f"{t.loc}: error: transfer {t.name!r}: its assembly file has "
+                               f"errors:\n" + str(e)) from None
+        defined = {s.name for s in objs[t.asm].symbols if s.binding == "global"}
+        for sym, loc in ((t.forward, t.forward_loc), (t.derivative, t.derivative_loc)):
+            if sym not in defined:
+                raise RapError(f"{loc}: error: transfer {t.name!r}: {t.asm} does not define "
+                               f"{sym} as a global routine (.global {sym})")
+    return [(os.path.splitext(path)[0] + ".obj", obj) for path, obj in objs.items()]
+
+
 def assemble(plan: Plan, source: str) -> Image:
-    """Assemble and link ``source`` with crt0 and the firmware library."""
-    from rapsim.toolchain import build_text
+    """Assemble and link ``source`` with crt0, the network's user transfer
+    functions and the firmware library."""
+    from rapsim.asm.assembler import assemble_text
+    from rapsim.toolchain import link_objects
+    users = user_objects(plan.network)
     try:
-        return build_text(source, include_dirs=[firmware.include_dir()],
-                          libraries=firmware.link_inputs(), memory=plan.memory)
+        gen = assemble_text(source, "<source>.asm", [firmware.include_dir()]).obj
+        return link_objects([("<source>.obj", gen)] + users,
+                            libraries=firmware.link_inputs(), memory=plan.memory)
     except RapError as e:
         if "memory region" in str(e) and "overflows" in str(e):
             nodes = f"{plan.nodes} node{'s' if plan.nodes > 1 else ''}"

@@ -32,6 +32,7 @@ from .ir import CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Ne
 from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
+from .transfer import build_transfers
 
 __all__ = ["build_network", "derive_orders"]
 
@@ -44,19 +45,20 @@ def build_network(desc: Description) -> Network:
     if desc.syntax_errors:
         raise Diagnostics(_format(desc.errors, desc.files))
     errors: list = list(desc.errors)
-    layers = _layers(desc, errors)
+    transfers, declared = build_transfers(desc.transfers, set(LAYER_KINDS), errors)
+    layers = _layers(desc, errors, transfers, declared)
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
     _graph(layers, connects, inputs, outputs, errors)
     training, where = build_training(desc.settings, errors)
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
-        _error_function(training.error, where.get("error"), layers, outputs, errors)
+        _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     messages = _format(errors, desc.files)
     if messages:
         raise Diagnostics(messages)
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
-                  source=desc.file)
+                  source=desc.file, transfers=transfers)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -88,7 +90,8 @@ def derive_orders(net: Network) -> tuple[list[str], list[str]]:
 
 # ---------------------------------------------------------------------------
 
-def _layers(desc: Description, errors: list) -> dict[str, Layer]:
+def _layers(desc: Description, errors: list, transfers: dict,
+            declared: set = frozenset()) -> dict[str, Layer]:
     layers: dict[str, Layer] = {}
     for d in desc.layers:
         name = d.name.text
@@ -96,8 +99,12 @@ def _layers(desc: Description, errors: list) -> dict[str, Layer]:
             errors.append((d.name.loc, f"layer {name!r} is already defined (at {layers[name].loc})"))
             continue
         kind = d.kind.text
-        if kind not in LAYER_KINDS:
-            errors.append((d.kind.loc, f"unknown layer kind {kind!r} (expected {_KIND_LIST})"))
+        if kind in declared and kind not in transfers:
+            kind = None                         # a broken transfer: reported already
+        elif kind not in LAYER_KINDS and kind not in transfers:
+            known = (_KIND_LIST if not transfers else ", ".join(LAYER_KINDS) + " or a transfer "
+                     "function (" + ", ".join(transfers) + ")")
+            errors.append((d.kind.loc, f"unknown layer kind {kind!r} (expected {known})"))
             kind = None
         elif kind in INPUT_KINDS and d.bias:
             errors.append((d.name.loc, f"{kind} layer {name!r} cannot have a bias"))
@@ -333,10 +340,15 @@ def _components(names: list[str], succ: dict[str, list[Connect]]) -> list[set]:
 
 
 def _error_function(error: str, loc: Loc | None, layers: dict[str, Layer], outputs: list,
-                    errors: list) -> None:
+                    errors: list, transfers: dict) -> None:
     for n in outputs:
         kind = layers[n].kind
         if kind is None or kind in INPUT_KINDS or kind in _ERROR_OUTPUTS[error]:
+            continue
+        if kind in transfers:
+            if error != "mse":
+                errors.append((loc or layers[n].loc, f"error {error} needs sigmoid or softmax "
+                               f"outputs; output {n!r} is the transfer function {kind} (use mse)"))
             continue
         where = loc or layers[n].loc
         if kind == "softmax":

@@ -272,6 +272,9 @@ class _Gen:
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
                 e.call("_vsoftmax_ring" if self.n > 1 else "_vsoftmax", [act, net, rows])
+            elif lp.kind in p.network.transfers:
+                t = p.network.transfers[lp.kind]
+                e.call(t.forward, [act, net, rows], comment=f"transfer {t.name}: y = f(net)")
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
             if lp.gathered:
@@ -289,6 +292,9 @@ class _Gen:
             e.ins("STI", "R0", f"@hv_log_{name}")
 
     def deriv(self, lp: LayerPlan) -> str:
+        t = self.p.network.transfers.get(lp.kind)
+        if t is not None:
+            return t.derivative
         return {"sigmoid": "_vsigmoid_deriv", "tanh": "_vtanh_deriv"}.get(lp.kind, "")
 
     def backward(self) -> None:

@@ -123,6 +123,9 @@ class Network:
     forward_order: list[str] = field(default_factory=list)
     backward_order: list[str] = field(default_factory=list)
     source: str = ""
+    #: user transfer functions by name (rapsim.compiler.transfer.Transfer):
+    #: a layer whose kind is one of these names uses its routines
+    transfers: dict = field(default_factory=dict)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

@@ -29,6 +29,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from rapsim.errors import RapError
 
 from .ir import Loc, Network
+from .transfer import TransferDecl
 
 __all__ = ["parse_file", "parse_text", "read_file", "read_text", "Description",
            "parse_param_value", "Name", "Call", "REQUIRED"]
@@ -143,6 +144,7 @@ class Description:
     connects: list[ConnectDecl] = field(default_factory=list)
     nets: list[NetDecl] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
+    transfers: list[TransferDecl] = field(default_factory=list)
     params: dict[str, float] = field(default_factory=dict)
     param_locs: dict[str, Loc] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
@@ -380,6 +382,19 @@ class _Reader:
                 decl.entries.append((_name(file, role), [_name(file, t) for t in layers]))
         self.desc.nets.append(decl)
 
+    def _transfer(self, st: Tree, file: str, base_dir: str) -> None:
+        name, *entries = st.children
+        if not self._free(name, file, "a transfer function"):
+            return
+        decl = TransferDecl(str(name), _loc(file, name), base_dir)
+        for e in entries:
+            if isinstance(e, Tree):
+                key, value = e.children
+                is_string = value.type == "STRING"
+                decl.entries.append((str(key), value[1:-1] if is_string else str(value),
+                                     is_string, _loc(file, key), _loc(file, value)))
+        self.desc.transfers.append(decl)
+
     def _train(self, st: Tree, file: str, base_dir: str) -> None:
         for e in st.children:
             if not isinstance(e, Tree):
@@ -567,7 +582,7 @@ def _syntax_message(e: UnexpectedInput) -> str:
     return f"syntax error: unexpected {what}{tail}"
 
 
-_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN"}
+_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "TRANSFER"}
 _KEYWORDS_TEXT = {k.lower() for k in _KEYWORDS}
 
 

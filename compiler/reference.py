@@ -180,11 +180,20 @@ class Model:
             self.weights = self._map(self.weights, self._r)
         self.momentum = self.weights.zeros_like()
         self.f = dict(_EXACT)
+        # user transfer functions: their numpy pair (compiler/transfer.py)
+        self.df = {name: t.df for name, t in network.transfers.items()}
+        self.f.update({name: t.f for name, t in network.transfers.items()})
         if c30_activations:
             self.f["sigmoid"] = _c30_lines("sigmoid")
             self.f["tanh"] = _c30_lines("tanh")
         self.in_slices = _slices(network, network.inputs)
         self.out_slices = _slices(network, network.outputs)
+
+    def derivative(self, kind: str, y):
+        """f'(net) of a layer of ``kind`` from its output ``y``."""
+        if kind in self.df:
+            return self._r(np.asarray(self.df[kind](y), dtype=np.float64))
+        return _derivative(kind, y)
 
     @staticmethod
     def _map(w: Weights, fn) -> Weights:
@@ -203,7 +212,7 @@ class Model:
             s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
             for c in net.incoming(name):
                 s = r(s + _through(c, w.connects[c.name], acts[c.src], layer.size))
-            acts[name] = r(self.f[layer.kind](s))
+            acts[name] = r(np.asarray(self.f[layer.kind](s), dtype=np.float64))
         return acts
 
     def output_deltas(self, acts: dict, t: np.ndarray) -> dict[str, np.ndarray]:
@@ -215,7 +224,7 @@ class Model:
             if self.net.training.error == "cross_entropy":
                 out[name] = self._r(tt - y)
             else:
-                out[name] = self._r(self._r(tt - y) * _derivative(kind, y))
+                out[name] = self._r(self._r(tt - y) * self.derivative(kind, y))
         return out
 
     def backward(self, acts: dict, deltas: dict) -> dict[str, np.ndarray]:
@@ -229,7 +238,7 @@ class Model:
             e = np.zeros(layer.size)
             for c in net.outgoing(name):
                 e = r(e + _through(c, w.connects[c.name], deltas[c.dst], layer.size, back=True))
-            deltas[name] = r(e * _derivative(layer.kind, acts[name]))
+            deltas[name] = r(e * self.derivative(layer.kind, acts[name]))
         return deltas
 
     def update(self, acts: dict, deltas: dict, rate: float) -> None:
