@@ -79,6 +79,8 @@ class _Emitter:
         self.data: list[str] = []
         self.consts: dict[str, str] = {}
         self.nv: dict[str, list[str]] = {}
+        #: words of .data the program writes (e.g. bl_<layer>)
+        self.vars: list[str] = []
 
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
@@ -219,10 +221,21 @@ class _Gen:
             e.ins("ADDI", "@hv_db_in", "R0")
             if p.input_offset[name]:
                 e.ins("ADDI", str(p.input_offset[name]), "R0")
+            if lp.kind == "binary":             # the index list is read in place
+                e.ins("STI", "R0", "@" + self.blist(lp).sym, comment=f"{name}: active units")
+                continue
             e.ins("LDI", "R0", "AR3")
             e.load("AR2", Addr(lp.act.name))
             e.load("AR4", Imm(lp.layer.size))
             e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
+
+    def blist(self, lp: LayerPlan) -> Var:
+        """The variable holding the address of a binary layer's index list
+        in the current input record."""
+        sym = f"bl_{lp.name}"
+        if sym not in self.e.vars:
+            self.e.vars.append(sym)
+        return Var(sym)
 
     def forward(self) -> None:
         e, p = self.e, self.p
@@ -239,6 +252,11 @@ class _Gen:
                     else:
                         b = net
                     W, sp = Addr(cp.weights.name), cp.sparse
+                    if cp.binary:
+                        e.call("_bcolsum", [net, W, self.blist(src), rows, b],
+                               comment=f"{cp.connect.name}: y = sum of the active columns")
+                        first = False
+                        continue
                     x = self.hot(src.act, cp)
                     if cp.kind == "full":
                         e.call("_mxv", [net, W, Addr(x), rows, Imm(src.layer.size), b],
@@ -340,7 +358,16 @@ class _Gen:
             for cp in (c for c in p.connects if c.connect.dst == name):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
-                if cp.kind == "full":
+                if cp.binary:                   # an input: no error to pass on
+                    if cp.momentum is not None:
+                        e.call("_bcolupdm", [W, delta, self.blist(src), rows,
+                                             Addr(cp.momentum.name)],
+                               [Var("hv_eta"), Var("falpha")],
+                               comment="active columns: M = aM + eta d, W += M")
+                    else:
+                        e.call("_bcolupd", [W, delta, self.blist(src), rows], [Var("hv_eta")],
+                               comment="active columns: W += eta d")
+                elif cp.kind == "full":
                     if src.err is not None:
                         y = self.hot(src.err, cp)
                         e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
@@ -505,6 +532,8 @@ class _Gen:
         if not e.nv:
             out.append("        .word 0")
         out.append("cur:    .word 0")
+        for v in e.vars:
+            out.append(f"{v}: .word 0")
         for v in HOST_VARS:
             out.append(f"{v}: .word 0")
         for n in p.outputs:

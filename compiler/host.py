@@ -56,6 +56,30 @@ def _records(p: PatternData | None) -> tuple[np.ndarray, np.ndarray]:
     return x.reshape(len(x), -1), t.reshape(len(t), -1)
 
 
+def node_records(plan, inputs: np.ndarray) -> np.ndarray:
+    """The input records as the nodes hold them, as 32-bit words, one row
+    per pattern: each input layer's values as C30 singles, in the net's
+    input order; a binary layer as its index list (the count of active
+    units, then their indices, ascending; padded with zeros to
+    ``size + 1`` words, ``lower.record_words``)."""
+    from rapsim.asm.floatfmt import to_single
+    net = plan.network
+    out = np.zeros((len(inputs), plan.record_words), dtype=np.uint32)
+    col = 0
+    for name in plan.inputs:
+        size, at = net.layers[name].size, plan.input_offset[name]
+        x = inputs[:, col:col + size]
+        if net.layers[name].kind == "binary":
+            for i, row in enumerate(x):
+                active = np.flatnonzero(row)
+                out[i, at] = len(active)
+                out[i, at + 1:at + 1 + len(active)] = active
+        else:
+            out[:, at:at + size] = np.asarray(to_single(x), dtype=np.uint32)
+        col += size
+    return out
+
+
 @dataclass
 class _Records:
     inputs: np.ndarray
@@ -123,7 +147,7 @@ class TrainingHost:
     def _layout(self) -> None:
         plan, sym = self.plan, self.program.image.symbols
         records = len(self.train) + (len(self.test) if self.test else 0)
-        sizes = {"in": records * plan.input_words, "tgt": records * plan.target_words,
+        sizes = {"in": records * plan.record_words, "tgt": records * plan.target_words,
                  "order": records}
         for name in plan.outputs:
             sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
@@ -151,9 +175,9 @@ class TrainingHost:
         sym = self.program.image.symbols
         ins = [self.train.inputs] + ([self.test.inputs] if self.test else [])
         tgs = [self.train.targets] + ([self.test.targets] if self.test else [])
-        sim.write_floats(self.addr["in"], np.concatenate(ins).ravel())
+        sim.write(self.addr["in"], node_records(self.plan, np.concatenate(ins)).ravel())
         sim.write_floats(self.addr["tgt"], np.concatenate(tgs).ravel())
-        sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.input_words,
+        sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.record_words,
                                     self.plan.target_words, self.addr["order"]])
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
@@ -174,7 +198,10 @@ class TrainingHost:
         for cp in plan.connects:
             w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
             for k in range(plan.nodes):
-                sim.write_floats(sym[cp.weights.name], w[self._own(cp, k)].ravel(), node=k)
+                own = w[self._own(cp, k)]
+                # from a binary layer: column by column (firmware/binary.asm)
+                sim.write_floats(sym[cp.weights.name], (own.T if cp.binary else own).ravel(),
+                                 node=k)
             sp = cp.sparse
             if sp is not None and sp.kind == "index":
                 pairs, dst = cp.connect.pairs, plan.layers[cp.connect.dst].split
@@ -202,8 +229,11 @@ class TrainingHost:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
             own = [self._own(cp, k) for k in range(plan.nodes)]
-            w = np.concatenate([sim.read_floats(sym[cp.weights.name], (o.stop - o.start) * cols,
-                                                node=k) for k, o in enumerate(own)])
+            parts = [sim.read_floats(sym[cp.weights.name], (o.stop - o.start) * cols, node=k)
+                     for k, o in enumerate(own)]
+            if cp.binary:                       # stored column by column
+                parts = [p.reshape(cols, o.stop - o.start).T.ravel() for p, o in zip(parts, own)]
+            w = np.concatenate(parts)
             out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
                                              if cp.kind == "full" else w)
         for name, lp in plan.layers.items():

@@ -180,6 +180,9 @@ class ConnectPlan:
     weights: Buffer
     momentum: Buffer | None = None
     sparse: SparsePlan | None = None
+    #: a full connect from a binary layer: the node's weights are stored
+    #: column by column and run by the binary kernels (firmware/binary.asm)
+    binary: bool = False
 
     @property
     def kind(self) -> str:
@@ -206,6 +209,10 @@ class Plan:
     target_words: int               # words of one target record (all output layers)
     input_offset: dict[str, int] = field(default_factory=dict)
     momentum: float = 0.0
+    #: words of one input record as the nodes hold it (``input_offset`` is
+    #: into it): an input layer's values, a binary layer's index list
+    #: (:func:`record_words`); equal to ``input_words`` without binary layers
+    record_words: int = 0
     #: the on-chip buffer that staged vectors are copied into (None: every
     #: hot vector is on chip, or none can be staged)
     stage: Buffer | None = None
@@ -234,6 +241,14 @@ class Plan:
         def region(b: Buffer) -> str:
             return {"chip": "ram0+ram1"}.get(b.region, b.region) + (", staged" if b.staged else "")
         return [(b.name, b.words, region(b), b.role) for b in self.buffers]
+
+
+def record_words(layer: Layer) -> int:
+    """Words of ``layer`` in a node's input record: its values, or for a
+    binary layer its index list (the count of active units, then their
+    indices, padded to ``size + 1`` words so that every record has the
+    same length)."""
+    return layer.size + 1 if layer.kind == "binary" else layer.size
 
 
 def _sym(*parts: str) -> str:
@@ -317,6 +332,10 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
                      uses=reuse or (L.size if gathered else 3 * act_words),
                      role=f"{name} activations"
                      + (" (whole vector)" if gathered else " (own slice)"), hot=bool(out_whole))
+        if L.kind == "binary":
+            # its pattern stays in the input record as an index list, which
+            # the binary kernels read in place (compiler/binary.py)
+            act = None
         lp = LayerPlan(L, sp, gathered, act)
         if L.kind not in INPUT_KINDS:
             r1 = max(rows, 1)
@@ -357,21 +376,25 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
             words = rows
         words = max(words, 1)
         kind = c.kind + (f", {sparse[i].kind}" if c.kind == "sparse" else "")
+        binary = layers[c.src].kind == "binary"
+        if binary:
+            kind += ", binary source: column by column"
         w = Buffer(_sym("w", str(i)), words, "matrix", uses=4, role=f"{c.name} weights ({kind})")
         m = None
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
-        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i)))
-    input_offset, off = {}, 0
+        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary))
+    input_offset, off, words = {}, 0, 0
     for name in net.inputs:
-        input_offset[name] = off
+        input_offset[name] = words
         off += layers[name].size
+        words += record_words(layers[name])
     toff = 0
     for name in net.outputs:
         plans[name].target_offset = toff
         toff += layers[name].size
     plan = Plan(net, nodes, memory, plans, cplans, fwd, bwd, list(net.inputs), list(net.outputs),
-                off, toff, input_offset, momentum)
+                off, toff, input_offset, momentum, record_words=words)
     _place(plan)
     return plan
 
@@ -423,7 +446,7 @@ def _hot_cost(plan: Plan) -> int:
     cost = 0
     for cp in plan.connects:
         c = cp.connect
-        if c.kind == "bus":
+        if c.kind == "bus" or cp.binary:
             continue
         src, dst = plan.layers[c.src], plan.layers[c.dst]
         rows = dst.split.max_rows

@@ -36,6 +36,8 @@ Per pattern (``f`` the layer's activation, ``x`` a source activation)::
         M = momentum M + rate delta_dst x_src^T      (full; bus and sparse
         W = W + M                                      element by element)
         biases: a weight from a unit of constant 1.
+        from a binary layer: only the columns of its active units (their
+        momentum terms too; without momentum this is the same update).
 
 All deltas are computed with the weights as they were before the pattern.
 """
@@ -247,6 +249,14 @@ class Model:
         alpha = net.training.momentum
         for c in net.connects:
             d, x = deltas[c.dst], acts[c.src]
+            if alpha and net.layers[c.src].kind == "binary":
+                # only the active units' columns, momentum terms included
+                # (the binary kernels touch no other: docs/network-language.md)
+                on = np.flatnonzero(x)
+                wc, mc = w.connects[c.name], m.connects[c.name]
+                mc[:, on] = r(alpha * mc[:, on] + np.outer(rate * d, x[on]))
+                wc[:, on] = r(wc[:, on] + mc[:, on])
+                continue
             if c.kind == "full":
                 step = np.outer(rate * d, x)
             elif c.kind == "bus":

@@ -218,8 +218,9 @@ class _Random:
 
 
 def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
-    """``count`` patterns of uniform random inputs in [0, 1) and one-hot
-    targets (one unit per output layer), for performance runs."""
+    """``count`` patterns of uniform random inputs in [0, 1) (0 or 1 with
+    equal chances in binary layers) and one-hot targets (one unit per
+    output layer), for performance runs."""
     rng = np.random.default_rng(seed)
     words = sum(network.layers[n].size for n in network.inputs)
     targets = []
@@ -228,7 +229,14 @@ def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
         t = np.zeros((count, size))
         t[np.arange(count), rng.integers(0, size, count)] = 1.0
         targets.append(t)
-    return _Random(rng.random((count, words)), np.concatenate(targets, axis=1))
+    inputs = rng.random((count, words))
+    col = 0
+    for name in network.inputs:             # binary layers: units on with probability 1/2
+        size = network.layers[name].size
+        if network.layers[name].kind == "binary":
+            inputs[:, col:col + size] = inputs[:, col:col + size] < 0.5
+        col += size
+    return _Random(inputs, np.concatenate(targets, axis=1))
 
 
 def measurement_network(network: Network) -> Network:

@@ -90,3 +90,37 @@ def random_data(network, count: int, seed: int) -> PatternSet:
             t = (rng.random((count, size)) > 0.5).astype(float)
         outs.append(t)
     return PatternSet(rng.random((count, n_in)), np.concatenate(outs, axis=1))
+
+#: A binary input layer (an index list, the column-sum kernels) beside a
+#: dense input, into two layers; with momentum (active columns only).
+BINARY = """\
+layer b: binary 40
+layer x: input 3
+layer h: tanh 9 bias
+layer g: sigmoid 4
+layer o: sigmoid 3 bias
+connect b -> h full
+connect x -> h full
+connect b -> g full
+connect h -> o full
+connect g -> o full
+net bin { input b, x  hidden h, g  output o }
+train { rate 0.2  epochs 3  momentum 0.5  error mse  seed 6  init_scale 0.5 }
+"""
+
+
+def binary_data(network, n: int, seed: int, active: int = 5) -> PatternSet:
+    """Patterns with ``active`` units of each binary layer on (dense inputs
+    and targets as random_data)."""
+    p = random_data(network, n, seed)
+    rng = np.random.default_rng(seed + 100)
+    col = 0
+    for name in network.inputs:
+        size = network.layers[name].size
+        if network.layers[name].kind == "binary":
+            block = np.zeros((n, size))
+            for i in range(n):
+                block[i, rng.choice(size, min(active, size), replace=False)] = 1.0
+            p.inputs[:, col:col + size] = block
+        col += size
+    return p

@@ -1,0 +1,101 @@
+"""Binary layers as CLONES has them: a binary input is an index list of its
+active units; the nodes sum the weight columns of those units (no
+multiplies) and update only those columns.  The simulated training agrees
+with the reference on 1, 4 and 16 nodes, with and without momentum."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rapsim.compiler.build import compile_network
+from rapsim.compiler.host import node_records
+from rapsim.compiler.reference import Model, initial_weights, train as reference_train
+from rapsim.compiler.train import train
+
+from backend import BINARY, binary_data, net
+
+WEIGHT_TOL = OUTPUT_TOL = 1e-5
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+@pytest.mark.parametrize("momentum", ["0.5", "0"])
+def test_agrees_with_reference(nodes, momentum):
+    network = net(BINARY.replace("momentum 0.5", f"momentum {momentum}"))
+    tr, te = binary_data(network, 20, 1), binary_data(network, 7, 2)
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes)
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
+    assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
+
+
+def test_the_program_uses_the_binary_kernels():
+    prog = compile_network(net(BINARY), 4)
+    src = prog.source
+    assert src.count("CALL    _bcolsum") == 4            # 2 connects, training and evaluation
+    assert "_bcolupdm" in src and "_mxoutm" in src
+    # the binary layer is not copied in: no _vcopy of 40 words into an activation vector
+    assert "input record -> b" not in src and "input record -> x" in src
+    plan = prog.plan
+    assert plan.record_words == 41 + 3 and plan.input_words == 43
+    assert plan.layers["b"].act is None
+
+
+def test_node_records_hold_index_lists():
+    network = net(BINARY)
+    plan = compile_network(network, 1).plan
+    x = np.zeros((2, 43))
+    x[0, [3, 7, 39]] = 1
+    x[:, 40:] = [0.5, -1.0, 2.0]
+    rec = node_records(plan, x)
+    assert rec.shape == (2, 44)
+    assert list(rec[0, :4]) == [3, 3, 7, 39] and not rec[0, 4:41].any()
+    assert rec[1, 0] == 0
+    assert plan.input_offset == {"b": 0, "x": 41}
+
+
+def test_momentum_touches_the_active_columns_only():
+    network = net(BINARY)
+    m = Model(network, initial_weights(network))
+    w0 = m.weights.copy()
+    x = np.zeros(43)
+    x[[1, 2]] = 1
+    m.train_pattern(x, np.array([1.0, 0.0, 1.0]), 0.5)
+    moved = np.flatnonzero(np.any(m.weights.connects["b->h"] != w0.connects["b->h"], axis=0))
+    assert list(moved) == [1, 2]
+    assert np.all(m.momentum.connects["b->h"][:, [0, 3]] == 0)
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_rap_train_with_index_lists(nodes, tmp_path, monkeypatch, capsys):
+    """End to end: a text database giving the binary layer as its active
+    units, `rap train` on 1, 4 and 16 nodes, against the reference."""
+    import json
+    from clirun_compiler import rap
+    from rapsim.compiler.data import load_patterns
+    from rapsim.compiler.parser import parse_file
+    src = tmp_path / "bin.net"
+    src.write_text(BINARY)
+    rng = np.random.default_rng(5)
+    lines = []
+    for i in range(12):
+        on = sorted(rng.choice(40, 1 + i % 6, replace=False))
+        x = rng.random(3)
+        t = (rng.random(3) > 0.5).astype(int)
+        lines.append("{" + " ".join(map(str, on)) + "} " + " ".join(f"{v:.3f}" for v in x)
+                     + " | " + " ".join(map(str, t)))
+    lines.append("{} 0.1 0.2 0.3 | 1 0 1")                 # nothing active
+    pat = tmp_path / "bin.pat"
+    pat.write_text("\n".join(lines) + "\n")
+    js = tmp_path / "r.json"
+    rc, out, err = rap(["train", src, "--data", pat, "--nodes", nodes, "--json", js, "--quiet"],
+                       monkeypatch, capsys)
+    assert rc == 0, err
+    r = json.loads(js.read_text())
+    network = parse_file(src)
+    ref = reference_train(network, load_patterns(pat, network).train, c30_activations=True)
+    assert np.allclose([e["train_loss"] for e in r["epochs"]],
+                       [e.train_loss for e in ref.epochs], atol=1e-5)
+    assert [e["train_accuracy"] for e in r["epochs"]] == [e.train_accuracy for e in ref.epochs]
