@@ -28,7 +28,7 @@ import heapq
 
 from rapsim.errors import Diagnostics
 
-from .ir import CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
+from .ir import BINARY_KINDS, CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
 from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
@@ -148,6 +148,9 @@ def _net(desc: Description, layers: dict[str, Layer], errors: list):
             errors.append((lay.loc, f"{lay.kind} layer {n!r} is not an input of net {nname!r}"))
         elif lay.kind == "softmax" and n not in outputs:
             errors.append((lay.loc, f"softmax layer {n!r} must be an output of net {nname!r}"))
+        elif lay.kind == "threshold" and n in outputs:
+            errors.append((_where(net, n), f"threshold layer {n!r} cannot be an output of net "
+                                           f"{nname!r}: it is a hidden layer (0/1 units)"))
         elif hidden and n not in named:
             errors.append((lay.loc, f"layer {n!r} is not named in net {nname!r} (list it as hidden)"))
     if not inputs:
@@ -217,8 +220,8 @@ def _connects(desc: Description, layers: dict[str, Layer], outputs: set,
         if src.name in outputs:
             errors.append((d.src.loc, f"output layer {src.name!r} cannot be the source of a "
                                       f"connect ({name!r})"))
-        if src.kind == "binary" and kind != "full":
-            errors.append((d.kind.loc, f"a binary layer can only be the source of full "
+        if src.kind in BINARY_KINDS and kind != "full":
+            errors.append((d.kind.loc, f"a {src.kind} layer can only be the source of full "
                                        f"connects; {name!r} is {kind}"))
         if kind != "sparse" and (d.pairs is not None or d.generator is not None):
             errors.append((d.kind.loc, f"a {kind} connect takes no pair list or generator"))
@@ -343,8 +346,8 @@ def _error_function(error: str, loc: Loc | None, layers: dict[str, Layer], outpu
                     errors: list, transfers: dict) -> None:
     for n in outputs:
         kind = layers[n].kind
-        if kind is None or kind in INPUT_KINDS or kind in _ERROR_OUTPUTS[error]:
-            continue
+        if kind in (None, "threshold") or kind in INPUT_KINDS or kind in _ERROR_OUTPUTS[error]:
+            continue                    # (a threshold output is reported by _net)
         if kind in transfers:
             if error != "mse":
                 errors.append((loc or layers[n].loc, f"error {error} needs sigmoid or softmax "

@@ -229,9 +229,11 @@ class _Gen:
             e.load("AR4", Imm(lp.layer.size))
             e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
 
-    def blist(self, lp: LayerPlan) -> Var:
-        """The variable holding the address of a binary layer's index list
-        in the current input record."""
+    def blist(self, lp: LayerPlan):
+        """A binary layer's index list: the variable holding its address in
+        the current input record, or a threshold layer's list buffer."""
+        if lp.blist is not None:
+            return Addr(lp.blist.name)
         sym = f"bl_{lp.name}"
         if sym not in self.e.vars:
             self.e.vars.append(sym)
@@ -290,6 +292,8 @@ class _Gen:
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
                 e.call("_vsoftmax_ring" if self.n > 1 else "_vsoftmax", [act, net, rows])
+            elif lp.kind == "threshold":
+                e.call("_vthreshold", [act, net, rows], comment="y = 1 where net > 0, else 0")
             elif lp.kind in p.network.transfers:
                 t = p.network.transfers[lp.kind]
                 e.call(t.forward, [act, net, rows], comment=f"transfer {t.name}: y = f(net)")
@@ -297,6 +301,9 @@ class _Gen:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
             if lp.gathered:
                 self.gather(lp, lp.act)
+            if lp.blist is not None:
+                e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
+                       comment=f"{name}: the index list of its active units")
 
     def log_outputs(self) -> None:
         e = self.e
@@ -358,7 +365,12 @@ class _Gen:
             for cp in (c for c in p.connects if c.connect.dst == name):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
-                if cp.binary:                   # an input: no error to pass on
+                if cp.binary:
+                    if src.err is not None:     # a threshold layer: W^T d, column by column
+                        y = self.hot(src.err, cp)
+                        e.call("_bcoltv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
+                               comment=f"{cp.connect.name}: e += W^T d (columns)")
+                        self.unstage(src.err, y)
                     if cp.momentum is not None:
                         e.call("_bcolupdm", [W, delta, self.blist(src), rows,
                                              Addr(cp.momentum.name)],

@@ -19,8 +19,13 @@ import numpy as np
 #: Layer kinds: the activation applied to a layer's net input.
 #: ``input`` layers take pattern values; ``binary`` input layers take a set
 #: of active unit indices (CLONES' Binary_layer).
-LAYER_KINDS = ("input", "binary", "sigmoid", "tanh", "linear", "softmax")
+LAYER_KINDS = ("input", "binary", "sigmoid", "tanh", "linear", "softmax", "threshold")
 INPUT_KINDS = ("input", "binary")
+#: Layers whose activations are 0 or 1, kept by the nodes as index lists of
+#: their active units: ``binary`` inputs and thresholded ``threshold``
+#: hidden layers (y = 1 where net > 0).  Their outgoing connects are full
+#: and run by the column-sum kernels (firmware/binary.asm).
+BINARY_KINDS = ("binary", "threshold")
 
 #: Connect kinds: ``full`` (a weight matrix, all to all), ``bus`` (one to
 #: one, equal sizes, one weight per unit), ``sparse`` (an explicit list of

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rapsim.compiler.ir import INPUT_KINDS, Connect, Layer, Network
+from rapsim.compiler.ir import BINARY_KINDS, INPUT_KINDS, Connect, Layer, Network
 from rapsim.memmap import ONCHIP_BLOCK_SIZE, MemoryConfig
 from rapsim.errors import RapError
 
@@ -132,6 +132,8 @@ class LayerPlan:
     err: Buffer | None = None       # back-propagated error: full if reduced
     reduced: bool = False           # err is reduce-scattered
     tmp: Buffer | None = None       # local scratch (derivatives)
+    #: a threshold layer: the index list of its active units (whole layer)
+    blist: Buffer | None = None
     bias: Buffer | None = None
     bias_m: Buffer | None = None    # bias momentum
     target_offset: int = 0          # output layers: offset in a target record
@@ -221,7 +223,8 @@ class Plan:
     def buffers(self) -> list[Buffer]:
         out = []
         for lp in self.layers.values():
-            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m)
+            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m,
+                                lp.blist)
                     if b is not None]
         for cp in self.connects:
             out += [b for b in (cp.weights, cp.momentum) if b is not None]
@@ -322,7 +325,9 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
                      if c.src == name and c.kind in ("full", "sparse")]
         gathered = L.kind in INPUT_KINDS or bool(out_whole)
         # reads per pattern of the vector that a matrix kernel walks per row
-        reuse = sum(reads(i, c) for i, c in out_whole)
+        # (the binary kernels walk an index list instead: a threshold layer)
+        walked = L.kind not in BINARY_KINDS and bool(out_whole)
+        reuse = sum(reads(i, c) for i, c in out_whole) if walked else 0
         # placement ranks by accesses per word: a whole vector that no matrix
         # kernel walks is written and read about once per word; an own slice
         # (an output layer's, or one feeding only bus connects) is written by
@@ -331,7 +336,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         act = Buffer(_sym("act", name), act_words, "vector",
                      uses=reuse or (L.size if gathered else 3 * act_words),
                      role=f"{name} activations"
-                     + (" (whole vector)" if gathered else " (own slice)"), hot=bool(out_whole))
+                     + (" (whole vector)" if gathered else " (own slice)"), hot=walked)
         if L.kind == "binary":
             # its pattern stays in the input record as an index list, which
             # the binary kernels read in place (compiler/binary.py)
@@ -351,13 +356,16 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
             lp.delta = Buffer(_sym("delta", name), r1, "vector", uses=d_uses,
                               role=f"{name} error signal (own slice)")
             lp.tmp = Buffer(_sym("tmp", name), r1, "vector", uses=2 * r1, role=f"{name} scratch")
+            if L.kind == "threshold" and out_whole:
+                lp.blist = Buffer(_sym("blist", name), L.size + 1, "vector", uses=2,
+                                  role=f"{name} active units (index list)")
             lp.reduced = bool(out_whole)
             if net.outgoing(name):
                 lp.err = Buffer(_sym("err", name), L.size if lp.reduced else r1, "vector",
                                 uses=reuse or r1,
                                 role=f"{name} back-propagated error"
                                 + (" (partial sums, whole vector)" if lp.reduced else ""),
-                                hot=lp.reduced)
+                                hot=lp.reduced and walked)
             if L.bias:
                 lp.bias = Buffer(_sym("bias", name), r1, "vector", uses=2 * r1,
                                  role=f"{name} biases (own slice)")
@@ -376,7 +384,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
             words = rows
         words = max(words, 1)
         kind = c.kind + (f", {sparse[i].kind}" if c.kind == "sparse" else "")
-        binary = layers[c.src].kind == "binary"
+        binary = layers[c.src].kind in BINARY_KINDS
         if binary:
             kind += ", binary source: column by column"
         w = Buffer(_sym("w", str(i)), words, "matrix", uses=4, role=f"{c.name} weights ({kind})")

@@ -31,7 +31,9 @@ Per pattern (``f`` the layer's activation, ``x`` a source activation)::
         e_j   = sum over outgoing connects of
                 full: W^T delta   bus: w * delta   sparse: e[s] += w_k delta[d]
         delta_j = e_j f'(y_j)
-        f'(y): sigmoid y (1 - y), tanh 1 - y^2, linear 1
+        f'(y): sigmoid y (1 - y), tanh 1 - y^2, linear 1, threshold 1
+        (threshold: y = 1 where net > 0, else 0; its derivative is taken
+        as 1, the straight-through estimate)
     update, every connect (definition order), then every bias:
         M = momentum M + rate delta_dst x_src^T      (full; bus and sparse
         W = W + M                                      element by element)
@@ -47,7 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ir import INPUT_KINDS, Network
+from .ir import BINARY_KINDS, INPUT_KINDS, Network
 from .schedule import next_learning_rate
 
 __all__ = ["Weights", "initial_weights", "pattern_order", "Model", "Evaluation",
@@ -136,7 +138,8 @@ def _softmax(x):
     return e / e.sum()
 
 
-_EXACT = {"sigmoid": _sigmoid, "tanh": np.tanh, "linear": lambda x: x, "softmax": _softmax}
+_EXACT = {"sigmoid": _sigmoid, "tanh": np.tanh, "linear": lambda x: x, "softmax": _softmax,
+          "threshold": lambda x: (x > 0).astype(np.float64)}
 
 
 def _c30_lines(kind: str):
@@ -158,7 +161,7 @@ def _derivative(kind: str, y):
         return y * (1.0 - y)
     if kind == "tanh":
         return 1.0 - y * y
-    if kind == "linear":
+    if kind in ("linear", "threshold"):        # threshold: straight through
         return np.ones_like(y)
     raise ValueError(f"a {kind} layer has no elementwise derivative")
 
@@ -249,7 +252,7 @@ class Model:
         alpha = net.training.momentum
         for c in net.connects:
             d, x = deltas[c.dst], acts[c.src]
-            if alpha and net.layers[c.src].kind == "binary":
+            if alpha and net.layers[c.src].kind in BINARY_KINDS:
                 # only the active units' columns, momentum terms included
                 # (the binary kernels touch no other: docs/network-language.md)
                 on = np.flatnonzero(x)

@@ -23,7 +23,7 @@
 * nothing; count 0 leaves y = b (or 0.0).
 
         .include "rap.inc"
-        .global _bcolsum, _bcolupd, _bcolupdm
+        .global _bcolsum, _bcolupd, _bcolupdm, _bcoltv, _vthreshold, _vactive
         .text
 
 * _bcolsum(y AR2, W AR3, list AR4, rows AR5, b AR6).  y is set first (the
@@ -117,4 +117,72 @@ bm_end: STF     R0, *AR1++
         SUBI    1, IR1
         CMPI    0, IR1
         BNZ     bm_col
+        RETS
+
+* _bcoltv(e AR2, W AR3, d AR4, rows AR5, cols AR6): the error a connect from
+* a thresholded binary layer passes back, W^T d with W column by column:
+* e[j] += sum_i W[j*rows + i] d[i] for every column j (one dot product per
+* column: RPTS over MPYF3 || ADDF3, 1 cycle per weight, + 15 per column).
+_bcoltv:
+        LDI     AR5, R1
+        SUBI    1, R1
+        RETSLT                          ; rows = 0
+        LDI     AR6, R3
+        RETSLE                          ; cols = 0
+bt_col: LDI     AR4, AR0                ; AR0: d
+        LDF     0.0, R0
+        LDF     0.0, R2
+        RPTS    R1
+        MPYF3   *AR3++, *AR0++, R0
+||      ADDF3   R0, R2, R2
+        ADDF3   R0, R2, R2
+        ADDF    *AR2, R2
+        STF     R2, *AR2++
+        SUBI    1, R3
+        BNZ     bt_col
+        RETS
+
+* _vthreshold(z AR2, x AR3, n AR4): z[k] = 1.0 if x[k] > 0, else 0.0 (a
+* thresholded binary layer; the conditional loads leave the flags of the
+* load of x[k]: SPRU031 chapter 13, LDFcond, status bits unaffected;
+* 4-5 cycles/element).
+_vthreshold:
+        LDI     AR4, R1
+        SUBI    1, R1
+        RETSLT
+        LDI     R1, RC
+        LDF     1.0, R3
+        LDF     0.0, R2
+        RPTB    th_end
+        LDF     *AR3++, R0              ; flags of x[k]
+        LDFGT   R3, R0
+        LDFLE   R2, R0
+th_end: STF     R0, *AR2++
+        RETS
+
+* _vactive(list AR2, y AR3, n AR4): the index list of a 0/1 vector y of n
+* units: list[0] = the count, list[1 ..] the indices k with y[k] != 0,
+* ascending.  Every index is stored and the pointer moves on only for an
+* active unit (IR0 = 0 or 1; a load of IR0 costs the next access 2 cycles;
+* flags are set only by loads into R0-R7, SPRU031 section 13.5):
+* about 10 cycles/unit; list has room for n + 1 words.
+_vactive:
+        LDI     AR2, AR0
+        ADDI    1, AR0                  ; AR0: the next entry
+        LDI     0, R2                   ; k
+        LDI     AR4, R1
+        SUBI    1, R1
+        BLT     vac_end
+        LDI     R1, RC
+        RPTB    vac_blk
+        LDI     0, IR0
+        LDF     *AR3++, R0              ; flags of y[k] (LDI to IR0 sets none)
+        LDINZ   1, IR0
+        STI     R2, *AR0++(IR0)
+vac_blk: ADDI   1, R2
+vac_end:
+        LDI     AR0, R0
+        SUBI    AR2, R0
+        SUBI    1, R0
+        STI     R0, *AR2                ; the count
         RETS

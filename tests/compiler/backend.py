@@ -124,3 +124,18 @@ def binary_data(network, n: int, seed: int, active: int = 5) -> PatternSet:
             p.inputs[:, col:col + size] = block
         col += size
     return p
+
+#: A thresholded binary hidden layer (0/1 units, index list, column sums)
+#: between a dense input and a sigmoid layer, with a skip connection.
+THRESHOLD = """\
+layer x: input 6
+layer h: tanh 8 bias
+layer t: threshold 12 bias
+layer o: sigmoid 3 bias
+connect x -> h full
+connect h -> t full
+connect t -> o full
+connect x -> o full
+net th { input x  hidden h, t  output o }
+train { rate 0.2  epochs 3  momentum 0.5  error mse  seed 8  init_scale 0.8 }
+"""

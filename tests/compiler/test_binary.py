@@ -99,3 +99,44 @@ def test_rap_train_with_index_lists(nodes, tmp_path, monkeypatch, capsys):
     assert np.allclose([e["train_loss"] for e in r["epochs"]],
                        [e.train_loss for e in ref.epochs], atol=1e-5)
     assert [e["train_accuracy"] for e in r["epochs"]] == [e.train_accuracy for e in ref.epochs]
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+@pytest.mark.parametrize("momentum", ["0.5", "0"])
+def test_threshold_layer_agrees_with_reference(nodes, momentum):
+    """A thresholded binary hidden layer: y = 1 where net > 0; the next
+    layer sums the columns of its active units; its error passes back
+    straight through (derivative 1)."""
+    from backend import THRESHOLD, random_data
+    network = net(THRESHOLD.replace("momentum 0.5", f"momentum {momentum}"))
+    tr, te = random_data(network, 20, 1), random_data(network, 7, 2)
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes)
+    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    acts = [ref.model.forward(x)["t"] for x in tr.inputs]
+    on = np.mean([a.mean() for a in acts])
+    assert 0.05 < on < 0.95                         # the layer is neither dead nor saturated
+    src = compile_network(network, nodes).source
+    assert "_vthreshold" in src and "_vactive" in src and "_bcolsum" in src
+    assert "_bcoltv" in src
+
+
+@pytest.mark.parametrize("text,where,message", [
+    ("layer x: input 3\nlayer t: threshold 3\nconnect x -> t\nnet n { input x output t }\n",
+     ":4:24:", "threshold layer 't' cannot be an output"),
+    ("layer b: binary 3\nlayer h: threshold 2\nlayer y: sigmoid 2\nconnect b -> h\n"
+     "connect h -> y bus\nnet n { input b output y }\n",
+     ":5:16:", "a threshold layer can only be the source of full connects"),
+])
+def test_bad_binary_descriptions_through_the_cli(text, where, message, tmp_path, monkeypatch,
+                                                 capsys):
+    from clirun_compiler import rap
+    bad = tmp_path / "bad.net"
+    bad.write_text(text)
+    pat = tmp_path / "p.pat"
+    pat.write_text("1 0 1 | 1 0\n")
+    for cmd in (["cc", bad, "-o", tmp_path / "o.out"], ["train", bad, "--data", pat]):
+        rc, out, err = rap(cmd, monkeypatch, capsys)
+        assert rc == 1 and f"{bad}{where} error: {message}" in err

@@ -83,7 +83,7 @@ CATALOGUE = {
         ["2:18: error: the size of layer 'h' must be at least 1, got 0"]),
     'unknown_kind': (
         'layer x: input 2\nlayer h: sigmod 3 bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  output y }\n',
-        ["2:10: error: unknown layer kind 'sigmod' (expected input, binary, sigmoid, tanh, linear or softmax)"]),
+        ["2:10: error: unknown layer kind 'sigmod' (expected input, binary, sigmoid, tanh, linear, softmax or threshold)"]),
     'unknown_option': (
         'layer x: input 2\nlayer h: sigmoid 3 bais\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  output y }\n',
         ["2:20: error: unknown layer option 'bais' (expected bias)"]),
@@ -120,6 +120,12 @@ CATALOGUE = {
     'binary_bus': (
         'layer b: binary 3\nlayer h: sigmoid 3\nlayer y: sigmoid 1\nconnect b -> h bus\nconnect h -> y\nnet n { input b output y }\n',
         ["4:16: error: a binary layer can only be the source of full connects; 'b->h' is bus"]),
+    'threshold_sparse': (
+        'layer x: input 3\nlayer t: threshold 3\nlayer y: sigmoid 1\nconnect x -> t\nconnect t -> y sparse [0 -> 0]\nnet n { input x output y }\n',
+        ["5:16: error: a threshold layer can only be the source of full connects; 't->y' is sparse"]),
+    'threshold_output': (
+        'layer x: input 3\nlayer t: threshold 3\nconnect x -> t\nnet n { input x output t }\n',
+        ["4:24: error: threshold layer 't' cannot be an output of net 'n': it is a hidden layer (0/1 units)"]),
     'binary_sparse': (
         'layer b: binary 3\nlayer h: sigmoid 3\nlayer y: sigmoid 1\nconnect b -> h sparse [0 -> 0]\nconnect h -> y\nnet n { input b output y }\n',
         ["4:16: error: a binary layer can only be the source of full connects; 'b->h' is sparse"]),

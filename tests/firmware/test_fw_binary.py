@@ -78,3 +78,35 @@ def test_cost_in_proportion_to_the_active_units(rows):
     assert per_unit[0] <= 2 * rows + 16
     assert per_unit[1] <= 3 * rows + 16
     assert a[0] - 10 * per_unit[0] < rows + 40     # y = 0.0 and the set-up
+
+
+def test_threshold_active_list_and_transposed_product():
+    rng = np.random.default_rng(3)
+    x = c30(rng.uniform(-1, 1, 37))
+    x[[0, 5]] = 0.0                                 # 0 is not above the threshold
+    W = c30(rng.uniform(-1, 1, (ROWS, COLS)))
+    d, e0 = c30(rng.uniform(-1, 1, ROWS)), c30(rng.uniform(-1, 1, COLS))
+
+    def setup(sim):
+        sim.write_floats(RAM0, x)
+        sim.write_floats(SRAM, W.T.ravel())
+        sim.write_floats(RAM1, d)
+        sim.write_floats(SRAM2, e0)
+    calls = [Call("_vthreshold", [RAM0 + 100, RAM0, 37]),
+             Call("_vactive", [SRAM3, RAM0 + 100, 37]),
+             Call("_vactive", [SRAM3 + 100, RAM0 + 100, 0]),
+             Call("_bcoltv", [SRAM2, SRAM, RAM1, ROWS, COLS]),
+             Call("_bcoltv", [SRAM2, SRAM, RAM1, 0, COLS]),
+             Call("_vthreshold", [RAM0 + 200, RAM0, 0])]
+    run = run_calls(calls, setup=setup)
+    check_convention(run)
+    sim = run.sim
+    y = sim.read_floats(RAM0 + 100, 37)
+    assert np.all(y == (x > 0))
+    on = np.flatnonzero(x > 0)
+    lst = sim.read(SRAM3, 1 + len(on))
+    assert lst[0] == len(on) and list(lst[1:]) == list(on)
+    assert sim.read(SRAM3 + 100, 1)[0] == 0
+    assert np.allclose(sim.read_floats(SRAM2, COLS), e0 + W.T @ d, atol=1e-6)
+    assert run[0].cycles <= 5 * 37 + 15 and run[1].cycles <= 10 * 37 + 20
+    assert run[3].cycles <= (ROWS + 16) * COLS
