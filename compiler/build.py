@@ -32,22 +32,28 @@ class Program:
 
 def user_objects(network: Network) -> list:
     """The assembled files of the network's user transfer functions
-    (compiler/transfer.py), ``(name, ObjectFile)``, each once; a routine a
-    transfer names must be a global symbol of its file."""
+    (compiler/transfer.py) and behaviours (compiler/behaviours.py),
+    ``(name, ObjectFile)``, each once; a routine they name must be a
+    global symbol of its file."""
     from rapsim.asm.assembler import assemble_file
     from rapsim.errors import Diagnostics
     objs: dict[str, object] = {}
-    for t in network.transfers.values():
-        if t.asm not in objs:
+    users = [(f"transfer {t.name!r}", t.asm, t.loc,
+              ((t.forward, t.forward_loc), (t.derivative, t.derivative_loc)))
+             for t in network.transfers.values()]
+    users += [(f"behaviour {b.event}", b.asm, b.loc, ((b.routine, b.routine_loc),))
+              for b in network.behaviours]
+    for what, path, where, routines in users:
+        if path not in objs:
             try:
-                objs[t.asm] = assemble_file(t.asm, [firmware.include_dir()]).obj
+                objs[path] = assemble_file(path, [firmware.include_dir()]).obj
             except Diagnostics as e:
-                raise RapError(f"{t.loc}: error: transfer {t.name!r}: its assembly file has "
+                raise RapError(f"{where}: error: {what}: its assembly file has "
                                f"errors:\n" + str(e)) from None
-        defined = {s.name for s in objs[t.asm].symbols if s.binding == "global"}
-        for sym, loc in ((t.forward, t.forward_loc), (t.derivative, t.derivative_loc)):
+        defined = {s.name for s in objs[path].symbols if s.binding == "global"}
+        for sym, loc in routines:
             if sym not in defined:
-                raise RapError(f"{loc}: error: transfer {t.name!r}: {t.asm} does not define "
+                raise RapError(f"{loc}: error: {what}: {path} does not define "
                                f"{sym} as a global routine (.global {sym})")
     return [(os.path.splitext(path)[0] + ".obj", obj) for path, obj in objs.items()]
 
@@ -83,9 +89,13 @@ def check_layout(plan: Plan, image: Image) -> None:
                             f"{room} words of SRAM for the stack (need {STACK_RESERVE})")
 
 
-def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None) -> Program:
-    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes."""
+def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None,
+                    host_hooks=()) -> Program:
+    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes.
+    ``host_hooks``: the hook points (rapsim.compiler.behaviours.HookPoint)
+    where the program calls the host for a host callback."""
     plan = lower(network, nodes, memory)
+    plan.host_hooks = list(host_hooks)
     source = generate(plan)
     image = assemble(plan, source)
     check_layout(plan, image)

@@ -32,6 +32,7 @@ from .ir import BINARY_KINDS, CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, 
 from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
+from .behaviours import build_behaviours
 from .transfer import build_transfers
 
 __all__ = ["build_network", "derive_orders"]
@@ -50,6 +51,11 @@ def build_network(desc: Description) -> Network:
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
     _graph(layers, connects, inputs, outputs, errors)
+    behaviours = build_behaviours(desc.behaviours, layers, errors)
+    for b in behaviours:
+        if b.layer is not None and layers[b.layer].kind in INPUT_KINDS:
+            errors.append((b.loc, f"layer {b.layer!r} is an input: it has no forward or "
+                                  f"backward step to hook"))
     training, where = build_training(desc.settings, errors)
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
@@ -58,7 +64,7 @@ def build_network(desc: Description) -> Network:
         raise Diagnostics(messages)
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
-                  source=desc.file, transfers=transfers)
+                  source=desc.file, transfers=transfers, behaviours=behaviours)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 

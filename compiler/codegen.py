@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rapsim.compiler.behaviours import SYS_HOOK, HookPoint
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
 from rapsim.errors import RapError
 
@@ -138,6 +139,8 @@ class _Gen:
         self.p = plan
         self.e = _Emitter(plan.nodes)
         self.n = plan.nodes
+        #: in a training pattern (the forward and backward hooks run there only)
+        self.training = False
 
     # -- per-node values of a layer -------------------------------------------------
     def rows(self, lp: LayerPlan) -> Var | Imm:
@@ -211,6 +214,40 @@ class _Gen:
             self.e.call("_ring_allgather", [Addr(buf.name), self.off_table(lp)],
                         comment=f"all-gather {buf.name}")
 
+    # -- behaviours -------------------------------------------------------------------
+    def hook(self, event: str, layer: str | None = None) -> None:
+        """The behaviours of a hook point (compiler/behaviours.py): the
+        description's assembly routines, called with AR2 = the epoch, AR3 =
+        the current pattern's row, AR4 = the layer's own activations and AR5
+        = its own units (0 and 0 without a layer); then, for a host
+        callback, a barrier (every node at this point) and a HOOK host call,
+        whose answer 1 stops training."""
+        e, p = self.e, self.p
+        lp = p.layers[layer] if layer is not None else None
+        for b in p.network.behaviours:
+            if b.event != event or b.layer != layer:
+                continue
+            e.ins("LDI", "R5", "AR2")
+            e.ins("LDI", "@cur", "AR3")
+            if lp is not None:
+                e.load("AR4", self.act_own(lp))
+                e.load("AR5", self.rows(lp))
+            else:
+                e.ins("LDI", "0", "AR4")
+                e.ins("LDI", "0", "AR5")
+            e.ins("CALL", b.routine, comment=f"behaviour {event}" + (f" {layer}" if layer else ""))
+        point = HookPoint(event, layer)
+        if point in p.host_hooks:
+            self.barrier()
+            e.ins("LDI", str(SYS_HOOK), "R0")
+            e.ins("LDI", str(p.host_hooks.index(point)), "AR2")
+            e.ins("LDI", "R5", "AR3")
+            e.ins("CALL", "_hostcall", comment=f"HOOK host call: {event}"
+                  + (f" {layer}" if layer else ""))
+            if event != "after_training":
+                e.ins("CMPI", "0", "R0")
+                e.ins("BNZ", "done", comment="a host callback stopped training")
+
     # -- the passes -------------------------------------------------------------------
     def load_inputs(self) -> None:
         e, p = self.e, self.p
@@ -244,6 +281,8 @@ class _Gen:
         for name in p.forward:
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
+            if self.training:
+                self.hook("before_forward", name)
             rows, net = self.rows(lp), self.net_own(lp)
             first = True
             for cp in (c for c in p.connects if c.connect.dst == name):
@@ -304,6 +343,8 @@ class _Gen:
             if lp.blist is not None:
                 e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
                        comment=f"{name}: the index list of its active units")
+            if self.training:
+                self.hook("after_forward", name)
 
     def log_outputs(self) -> None:
         e = self.e
@@ -332,6 +373,7 @@ class _Gen:
         for name in p.backward:
             lp = p.layers[name]
             e.comment(f"backward: {name}")
+            self.hook("before_backward", name)
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
             tmp = Addr(lp.tmp.name)
             if name in p.outputs:
@@ -402,6 +444,7 @@ class _Gen:
                         e.call("_vadd", [serr, serr, tmp, rows])
                     e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
                     self.update_vector(W, cp.momentum, tmp, rows, "bus weights")
+            self.hook("after_backward", name)
 
     def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows) -> None:
         """A sparse connect: its partial error sums, then its update."""
@@ -462,11 +505,18 @@ class _Gen:
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
+        self.training = train
+        if train:
+            self.hook("before_forward")
         self.forward()
         if train:
+            self.hook("after_forward")
+            self.hook("before_backward")
             self.backward()
+            self.hook("after_backward")
         else:
             self.log_outputs()
+        self.training = False
         e.ins("SUBI", "1", "R4")
         e.ins("BNZ", label)
 
@@ -490,11 +540,13 @@ class _Gen:
         e.ins("LDI", "NV_WORDS", "AR4")
         e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
         e.ins("LDI", "0", "R5", comment="R5: epoch")
+        self.hook("before_training")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
         e.ins("LDI", "R0", "R4", comment="R4: patterns left")
         e.ins("BLT", "no_host")
         e.ins("BZ", "done")
+        self.hook("before_epoch")
         self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
@@ -503,9 +555,11 @@ class _Gen:
         self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
+        self.hook("after_epoch")
         e.ins("ADDI", "1", "R5")
         e.ins("BR", "epoch")
         e.label("done")
+        self.hook("after_training")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
         e.label("wrong_n")

@@ -189,7 +189,7 @@ class TrainingHost:
         sp = self.plan.layers[cp.connect.dst].split
         return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
 
-    def write_weights(self, sim, weights: Weights) -> None:
+    def write_weights(self, sim, weights: Weights, momentum: bool = True) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:
         full connects (dst, src), bus (dst,), sparse (pairs,); biases (size,));
         momentum 0; the index tables of sparse connects (pairs per own row,
@@ -216,7 +216,10 @@ class TrainingHost:
                 for k in range(plan.nodes):
                     sim.write_floats(sym[lp.bias.name],
                                      b[lp.split.lo(k):lp.split.lo(k) + lp.split.rows(k)], node=k)
-        # momentum starts at 0.0 (memory starts at word 0, which is 1.0)
+        # momentum starts at 0.0 (memory starts at word 0, which is 1.0);
+        # a behaviour's set_weights keeps it (momentum=False)
+        if not momentum:
+            return
         zero = [cp.momentum for cp in plan.connects] + [lp.bias_m for lp in plan.layers.values()]
         for buf in (b for b in zero if b is not None):
             sim.write_floats(sym[buf.name], np.zeros(buf.words))

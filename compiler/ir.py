@@ -131,6 +131,8 @@ class Network:
     #: user transfer functions by name (rapsim.compiler.transfer.Transfer):
     #: a layer whose kind is one of these names uses its routines
     transfers: dict = field(default_factory=dict)
+    #: user assembly routines at hook points (rapsim.compiler.behaviours)
+    behaviours: list = field(default_factory=list)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

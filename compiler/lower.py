@@ -215,6 +215,9 @@ class Plan:
     #: into it): an input layer's values, a binary layer's index list
     #: (:func:`record_words`); equal to ``input_words`` without binary layers
     record_words: int = 0
+    #: the hook points where the program makes a HOOK host call for a host
+    #: callback (rapsim.compiler.behaviours.HookPoint; set by compile_network)
+    host_hooks: list = field(default_factory=list)
     #: the on-chip buffer that staged vectors are copied into (None: every
     #: hot vector is on chip, or none can be staged)
     stage: Buffer | None = None

@@ -29,6 +29,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from rapsim.errors import RapError
 
 from .ir import Loc, Network
+from .behaviours import BehaviourDecl
 from .transfer import TransferDecl
 
 __all__ = ["parse_file", "parse_text", "read_file", "read_text", "Description",
@@ -145,6 +146,7 @@ class Description:
     nets: list[NetDecl] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
     transfers: list[TransferDecl] = field(default_factory=list)
+    behaviours: list[BehaviourDecl] = field(default_factory=list)
     params: dict[str, float] = field(default_factory=dict)
     param_locs: dict[str, Loc] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
@@ -395,6 +397,12 @@ class _Reader:
                                      is_string, _loc(file, key), _loc(file, value)))
         self.desc.transfers.append(decl)
 
+    def _behaviour(self, st: Tree, file: str, base_dir: str) -> None:
+        *words, string = st.children
+        names = [(str(w), _loc(file, w)) for w in words]
+        path = (string[1:-1], _loc(file, string)) if string is not None else None
+        self.desc.behaviours.append(BehaviourDecl(names, path, _tree_loc(file, st), base_dir))
+
     def _train(self, st: Tree, file: str, base_dir: str) -> None:
         for e in st.children:
             if not isinstance(e, Tree):
@@ -582,7 +590,7 @@ def _syntax_message(e: UnexpectedInput) -> str:
     return f"syntax error: unexpected {what}{tail}"
 
 
-_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "TRANSFER"}
+_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "TRANSFER", "BEHAVIOUR"}
 _KEYWORDS_TEXT = {k.lower() for k in _KEYWORDS}
 
 

@@ -156,10 +156,13 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 test_set: PatternData | None = None, *, weights: Weights | None = None,
                 epochs: int | None = None, on_epoch=None,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
-                sample_every: int = 0) -> TrainResult:
+                sample_every: int = 0, callbacks: dict | None = None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
-    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook)."""
+    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook).
+    ``callbacks``: host callbacks (rapsim.compiler.behaviours), at hook
+    points the program was compiled with (``compile_network(...,
+    host_hooks=...)``)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
@@ -174,6 +177,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     sim = Simulator(config, argv=["train"])
     sim.load(program.image)
     host.load(sim)
+    hooks = _hook_host(program, callbacks, host, sim)
     host.write_weights(sim, weights or initial_weights(net))
     t0 = time.perf_counter()
     try:
@@ -185,6 +189,10 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     if not res.ok or res.exit_status:
         raise TrainingFailed("the simulated RAP stopped before training finished: "
                              + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
+    if hooks is not None and hooks.stopped is not None:
+        if hooks.stopped.event == "after_epoch":    # that epoch's evaluation pass is done
+            sched(hooks.stopped_epoch + 1, host.read_outputs(sim))
+        sched.stopped_by = "behaviour"
     perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
                        config.hostcall_cycles, n_train, host.eval_patterns)
     outputs = host.read_outputs(sim) if sched.history else np.zeros((0, program.plan.target_words))
@@ -193,22 +201,43 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        host_seconds, _totals(sim), program.plan.summary(), host.db_region)
 
 
+def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
+    """The server of the program's HOOK host calls, or None."""
+    from rapsim.compiler.behaviours import SYS_HOOK, HookHost, hook_points
+    points = program.plan.host_hooks
+    if not callbacks and not points:
+        return None
+    given = hook_points(callbacks or {}, program.plan.network)
+    if set(given) != set(points):
+        raise RapError(f"the program was compiled with host hooks at {points}, the callbacks "
+                       f"are for {list(given)}: compile with compile_network(..., "
+                       f"host_hooks=...) for the same points")
+    hooks = HookHost(list(points), given, host)
+    sim.daemon.add_service(SYS_HOOK, hooks.serve)
+    return hooks
+
+
 def train(network: Network, train_set: PatternData, test_set: PatternData | None = None, *,
           nodes: int | None = None, config: MachineConfig | None = None,
           weights: Weights | None = None, epochs: int | None = None,
           on_epoch: Callable[[EpochStats], None] | None = None,
-          max_cycles: int = DEFAULT_MAX_CYCLES) -> TrainResult:
+          max_cycles: int = DEFAULT_MAX_CYCLES, callbacks: dict | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
     :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
-    ``on_epoch(stats)`` is called after every epoch."""
+    ``on_epoch(stats)`` is called after every epoch.  ``callbacks``: host
+    callbacks, ``{event or (event, layer): fn(ctx)}``
+    (:mod:`rapsim.compiler.behaviours`), each run through a host call that
+    stops the nodes at its point (its simulated cost is in the figures)."""
+    from rapsim.compiler.behaviours import hook_points
     config = config or MachineConfig(nodes=nodes or 1)
-    program = compile_network(network, config.nodes, config.memory)
+    points = list(hook_points(callbacks or {}, network))
+    program = compile_network(network, config.nodes, config.memory, host_hooks=points)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
-                       on_epoch=on_epoch, max_cycles=max_cycles)
+                       on_epoch=on_epoch, max_cycles=max_cycles, callbacks=callbacks)
 
 
 @dataclass
