@@ -33,6 +33,7 @@ from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
 from .behaviours import build_behaviours
+from .nets import build_subnets
 from .transfer import build_transfers
 
 __all__ = ["build_network", "derive_orders"]
@@ -51,6 +52,11 @@ def build_network(desc: Description) -> Network:
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
     _graph(layers, connects, inputs, outputs, errors)
+    subnets = []
+    if len(desc.nets) > 1 and inputs and outputs:
+        others = [d for d in desc.nets[1:] if d.name.text != name]
+        subnets = build_subnets(others, layers, connects, inputs, outputs,
+                                lambda d: _roles(d, layers, errors), errors)
     behaviours = build_behaviours(desc.behaviours, layers, errors)
     for b in behaviours:
         if b.layer is not None and layers[b.layer].kind in INPUT_KINDS:
@@ -64,7 +70,8 @@ def build_network(desc: Description) -> Network:
         raise Diagnostics(messages)
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
-                  source=desc.file, transfers=transfers, behaviours=behaviours)
+                  source=desc.file, transfers=transfers, behaviours=behaviours,
+                  nets=subnets)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -128,8 +135,9 @@ def _net(desc: Description, layers: dict[str, Layer], errors: list):
         return "", [], []
     net = desc.nets[0]
     for other in desc.nets[1:]:
-        errors.append((other.name.loc, f"a second net block {other.name.text!r}: a description "
-                                       f"holds one net (the first, {net.name.text!r}, is at {net.name.loc})"))
+        if other.name.text == net.name.text:
+            errors.append((other.name.loc, f"net {other.name.text!r} is already defined "
+                                           f"(at {net.name.loc})"))
     roles = _roles(net, layers, errors)
     nname = net.name.text
     inputs, hidden, outputs = roles["input"], roles["hidden"], roles["output"]

@@ -141,6 +141,27 @@ class _Gen:
         self.n = plan.nodes
         #: in a training pattern (the forward and backward hooks run there only)
         self.training = False
+        #: the net whose pattern is being generated: None, the main net, or a
+        #: sub-net (rapsim.compiler.nets.SubNet)
+        self.sub = None
+
+    # -- the net being generated (several nets: compiler/nets.py) -------------------
+    def fwd_layers(self) -> list[str]:
+        if self.sub is None:
+            return self.p.forward
+        return [n for n in self.sub.forward_order if n in self.p.forward]
+
+    def bwd_layers(self) -> list[str]:
+        if self.sub is None:
+            return self.p.backward
+        return [n for n in self.sub.backward_order if n in self.p.backward]
+
+    def out_layers(self) -> list[str]:
+        return self.p.outputs if self.sub is None else self.sub.outputs
+
+    def incoming(self, name: str) -> list[ConnectPlan]:
+        return [c for c in self.p.connects if c.connect.dst == name
+                and (self.sub is None or c.index in self.sub.connects)]
 
     # -- per-node values of a layer -------------------------------------------------
     def rows(self, lp: LayerPlan) -> Var | Imm:
@@ -278,14 +299,14 @@ class _Gen:
 
     def forward(self) -> None:
         e, p = self.e, self.p
-        for name in p.forward:
+        for name in self.fwd_layers():
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             if self.training:
                 self.hook("before_forward", name)
             rows, net = self.rows(lp), self.net_own(lp)
             first = True
-            for cp in (c for c in p.connects if c.connect.dst == name):
+            for cp in self.incoming(name):
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
                     if first:
@@ -365,18 +386,18 @@ class _Gen:
 
     def backward(self) -> None:
         e, p = self.e, self.p
-        for name in p.backward:
+        for name in self.bwd_layers():
             lp = p.layers[name]
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        for name in p.backward:
+        for name in self.bwd_layers():
             lp = p.layers[name]
             e.comment(f"backward: {name}")
             self.hook("before_backward", name)
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
             tmp = Addr(lp.tmp.name)
-            if name in p.outputs:
+            if name in self.out_layers():
                 # target record of this node's slice
                 toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
                                                   for k in range(self.n)])
@@ -404,7 +425,7 @@ class _Gen:
                     e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
             if lp.bias:
                 self.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
-            for cp in (c for c in p.connects if c.connect.dst == name):
+            for cp in self.incoming(name):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
                 if cp.binary:
@@ -505,20 +526,51 @@ class _Gen:
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
-        self.training = train
-        if train:
-            self.hook("before_forward")
-        self.forward()
-        if train:
-            self.hook("after_forward")
-            self.hook("before_backward")
-            self.backward()
-            self.hook("after_backward")
-        else:
-            self.log_outputs()
-        self.training = False
+        nets = [None] + list(self.p.network.nets) if train else [None]
+        if len(nets) > 1:                       # several nets: the one @netsel names
+            e.ins("LDI", "@" + self.netsel(), "R0", comment="the net of this pattern")
+            for k in range(1, len(nets)):
+                e.ins("CMPI", str(k), "R0")
+                e.ins("BEQ", f"{label}_net{k}")
+        for k, sub in enumerate(nets):
+            if k:
+                e.label(f"{label}_net{k}")
+                e.comment(f"net {sub.name}")
+            self.sub, self.training = sub, train
+            if train:
+                self.hook("before_forward")
+            self.forward()
+            if train:
+                self.hook("after_forward")
+                self.hook("before_backward")
+                self.backward()
+                self.hook("after_backward")
+            else:
+                self.log_outputs()
+            self.sub, self.training = None, False
+            if len(nets) > 1 and k < len(nets) - 1:
+                e.ins("BR", f"{label}_tail")
+        if len(nets) > 1:
+            e.label(f"{label}_tail")
+            if self.p.network.training.alternate == "pattern":
+                self.advance_netsel()
         e.ins("SUBI", "1", "R4")
         e.ins("BNZ", label)
+
+    def netsel(self) -> str:
+        """The variable naming the net to train (0: the main net)."""
+        if "netsel" not in self.e.vars:
+            self.e.vars.append("netsel")
+        return "netsel"
+
+    def advance_netsel(self) -> None:
+        """netsel = (netsel + 1) mod the number of nets."""
+        e = self.e
+        e.ins("LDI", "@" + self.netsel(), "R0")
+        e.ins("ADDI", "1", "R0")
+        e.ins("CMPI", str(1 + len(self.p.network.nets)), "R0")
+        e.ins("LDIEQ", "0", "R0")
+        e.ins("STI", "R0", "@netsel", comment="the next net")
 
     def program(self) -> str:
         e, p = self.e, self.p
@@ -547,6 +599,9 @@ class _Gen:
         e.ins("BLT", "no_host")
         e.ins("BZ", "done")
         self.hook("before_epoch")
+        if p.network.nets and p.network.training.alternate == "pattern":
+            e.ins("LDI", "0", "R0")
+            e.ins("STI", "R0", "@" + self.netsel(), comment="the main net first")
         self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
@@ -555,6 +610,8 @@ class _Gen:
         self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
+        if p.network.nets and p.network.training.alternate == "epoch":
+            self.advance_netsel()
         self.hook("after_epoch")
         e.ins("ADDI", "1", "R5")
         e.ins("BR", "epoch")

@@ -112,6 +112,9 @@ class Training:
     seed: int = 0               # weight initialisation and pattern shuffling
     init_scale: float = 0.1     # initial weights uniform in [-scale, +scale]
     shuffle: bool = True        # a new pattern order every epoch
+    #: several nets: "epoch" (net e mod k in epoch e) or "pattern" (net
+    #: i mod k for the i-th pattern of an epoch); rapsim.compiler.nets
+    alternate: str = "epoch"
 
 
 @dataclass
@@ -133,6 +136,9 @@ class Network:
     transfers: dict = field(default_factory=dict)
     #: user assembly routines at hook points (rapsim.compiler.behaviours)
     behaviours: list = field(default_factory=list)
+    #: the nets of the pool besides this (the main) one, trained in turn
+    #: with it (rapsim.compiler.nets.SubNet; Training.alternate)
+    nets: list = field(default_factory=list)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

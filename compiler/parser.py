@@ -246,7 +246,7 @@ _TOKEN_TEXT = {"NAME": "a name", "NUMBER": "a number", "STRING": "a string",
                "$END": "the end of the file"}
 
 # Settings whose value is a word (mse, true), never a parameter's value.
-_WORD_SETTINGS = {"error", "shuffle"}
+_WORD_SETTINGS = {"error", "shuffle", "alternate"}
 
 # Functions usable in expressions.
 _FUNCTIONS = {"min": min, "max": max}

@@ -107,7 +107,7 @@ CATALOGUE = {
         ["7:7: error: input layer 'z' is not an input of net 'n'",
          "7:7: error: input layer 'z' does not lead to an output",
          "8:14: error: connect 'h->z' goes into input layer 'z' (input layers take pattern values only)",
-         "9:5: error: a second net block 'm': a description holds one net (the first, 'n', is at t.net:6:5)"]),
+         "9:5: error: net 'm': input 'z' is not an input of the main net (a sub-net reads the main net's patterns)"]),
     'into_input2': (
         'layer x: input 2\nlayer h: sigmoid 3 bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nconnect y -> x\nnet n { input x  output y }\n',
         ['4:9: error: the network has a cycle: x -> h -> y -> x',
@@ -190,7 +190,8 @@ CATALOGUE = {
         ['1:1: error: no net block: name the input and output layers, e.g. net NAME { input x  output y }']),
     'two_nets': (
         B + 'net m { input x output y }\n',
-        ["7:5: error: a second net block 'm': a description holds one net (the first, 'n', is at t.net:6:5)"]),
+        ["7:5: error: net 'm': layer 'y' is not reached from the net's inputs through its connects",
+         "7:5: error: net 'm': layer 'x' does not lead to the net's outputs through its connects"]),
     'net_role': (
         'layer x: input 2\nlayer h: sigmoid 3 bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  outputs y }\n',
         ["6:5: error: net 'n' has no output layer",
@@ -247,7 +248,7 @@ CATALOGUE = {
         ["7:7: error: input layer 'z' does not lead to an output"]),
     'train_unknown': (
         B + 'train { epoch 3 }\n',
-        ["7:9: error: unknown training setting 'epoch' (expected rate, epochs, momentum, error, seed, init_scale, shuffle)"]),
+        ["7:9: error: unknown training setting 'epoch' (expected rate, epochs, momentum, error, seed, init_scale, shuffle, alternate)"]),
     'train_twice': (
         B + 'train { epochs 3 }\ntrain { epochs 4 }\n',
         ["8:9: error: training setting 'epochs' is already set (at t.net:7:16)"]),
