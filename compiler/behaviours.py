@@ -8,6 +8,7 @@ In a description::
 
     behaviour after_backward call _clip "clip.asm"     # every training pattern
     behaviour after_forward h call _noise "noise.asm"  # layer h, after its forward step
+    behaviour before_backward short call _f "f.asm"    # the patterns of net 'short' only
 
 From Python (``rapsim.compiler.train.train(..., callbacks={...})``)::
 
@@ -22,8 +23,9 @@ From Python (``rapsim.compiler.train.train(..., callbacks={...})``)::
 Events: ``before_training``, ``after_training``, ``before_epoch``,
 ``after_epoch`` (after the epoch's evaluation pass), and for every training
 pattern ``before_forward``, ``after_forward``, ``before_backward``,
-``after_backward`` -- of the whole pass, or, with a layer, of that layer's
-step of the pass.  The evaluation pass runs no forward hooks.
+``after_backward`` -- of the whole pass (of every net, or, with a net's
+name, of that net's patterns), or, with a layer, of that layer's step of
+the pass.  The evaluation pass runs no forward hooks.
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ __all__ = ["EVENTS", "LAYER_EVENTS", "BehaviourDecl", "Behaviour", "build_behavi
 #: every event, in the order they happen
 EVENTS = ("before_training", "before_epoch", "before_forward", "after_forward",
           "before_backward", "after_backward", "after_epoch", "after_training")
-#: the events that may name a layer
+#: the events that may name a layer or a net
 LAYER_EVENTS = ("before_forward", "after_forward", "before_backward", "after_backward")
 
 #: the host-call service of host callbacks (docs/syscalls.md)
@@ -67,11 +69,25 @@ class Behaviour:
     asm: str                    # the path of its assembly file
     loc: Loc | None = None
     routine_loc: Loc | None = None
+    net: str | None = None      # a pass event of one net only
 
 
-def build_behaviours(decls: list[BehaviourDecl], layers: dict, errors: list) -> list[Behaviour]:
-    """Check the behaviour statements against the layers; problems go to
-    ``errors`` as ``(loc, message)``."""
+def _target(name: str, layers, nets) -> tuple[str | None, str | None, str | None]:
+    """(layer, net, error) of the name an event is given."""
+    if name in layers and name in nets:
+        return None, None, (f"{name!r} is both a layer and a net: rename one of them to hook "
+                            f"it")
+    if name in layers:
+        return name, None, None
+    if name in nets:
+        return None, name, None
+    return None, None, f"unknown layer or net {name!r}"
+
+
+def build_behaviours(decls: list[BehaviourDecl], layers: dict, errors: list,
+                     nets: list[str] = ()) -> list[Behaviour]:
+    """Check the behaviour statements against the layers and the nets'
+    names; problems go to ``errors`` as ``(loc, message)``."""
     out = []
     for d in decls:
         words = list(d.words)
@@ -79,20 +95,21 @@ def build_behaviours(decls: list[BehaviourDecl], layers: dict, errors: list) -> 
         if event not in EVENTS:
             errors.append((eloc, f"unknown event {event!r} (expected {', '.join(EVENTS)})"))
             continue
-        layer = None
+        layer = net = None
         if words and words[-1][0] == "host":
             errors.append((words[-1][1], "expected 'call ROUTINE \"FILE\"': host callbacks are "
                                          "given from Python (rapsim.compiler.train.train(..., "
                                          "callbacks=...))"))
             continue
         if words and words[0][0] != "call":
-            layer, lloc = words.pop(0)
+            name, lloc = words.pop(0)
             if event not in LAYER_EVENTS:
-                errors.append((lloc, f"event {event} takes no layer (only "
+                errors.append((lloc, f"event {event} takes no layer or net (only "
                                      f"{', '.join(LAYER_EVENTS)} do)"))
                 continue
-            if layer not in layers:
-                errors.append((lloc, f"unknown layer {layer!r}"))
+            layer, net, problem = _target(name, layers, nets)
+            if problem:
+                errors.append((lloc, problem))
                 continue
         if not words or words[0][0] != "call":
             errors.append((words[0][1] if words else eloc,
@@ -113,21 +130,24 @@ def build_behaviours(decls: list[BehaviourDecl], layers: dict, errors: list) -> 
             what = "a folder, not a file" if os.path.isdir(path) else "no such file"
             errors.append((floc, f"cannot read {rel!r}: {what} ({path})"))
             continue
-        out.append(Behaviour(event, layer, routine, path, d.loc, rloc))
+        out.append(Behaviour(event, layer, routine, path, d.loc, rloc, net))
     return out
 
 
 @dataclass(frozen=True)
 class HookPoint:
-    """Where a host callback runs: an event, and a layer for the layer
-    events (None: the whole pass)."""
+    """Where a host callback runs: an event, and for the pass events a
+    layer (its step) or a net (its patterns only); neither: every pass."""
     event: str
     layer: str | None = None
+    net: str | None = None
 
 
 def hook_points(callbacks: dict, network) -> dict[HookPoint, Callable]:
-    """``callbacks`` (keys: an event name, or ``(event, layer)``) as hook
-    points, checked against the network; raises ValueError for a bad key."""
+    """``callbacks`` (keys: an event name, or ``(event, layer or net)``)
+    as hook points, checked against the network; raises ValueError for a
+    bad key."""
+    nets = [network.name] + [s.name for s in network.nets]
     out = {}
     for key, fn in (callbacks or {}).items():
         event, layer = key, None
@@ -138,17 +158,21 @@ def hook_points(callbacks: dict, network) -> dict[HookPoint, Callable]:
         if event not in EVENTS:
             raise ValueError(f"callback for unknown event {event!r} (expected "
                              f"{', '.join(EVENTS)})")
+        net = None
         if layer is not None:
             if event not in LAYER_EVENTS:
-                raise ValueError(f"callback ({event!r}, {layer!r}): event {event} takes no layer")
-            if layer not in network.layers:
-                raise ValueError(f"callback ({event!r}, {layer!r}): unknown layer {layer!r}")
-            if layer not in network.forward_order or network.layers[layer].kind in ("input", "binary"):
+                raise ValueError(f"callback ({event!r}, {layer!r}): event {event} takes no "
+                                 f"layer or net")
+            name = layer
+            layer, net, problem = _target(name, network.layers, nets)
+            if problem:
+                raise ValueError(f"callback ({event!r}, {name!r}): {problem}")
+            if layer is not None and network.layers[layer].kind in ("input", "binary"):
                 raise ValueError(f"callback ({event!r}, {layer!r}): {layer} is an input layer, "
                                  f"which has no forward or backward step")
         if not callable(fn):
             raise ValueError(f"callback for {key!r} is not callable")
-        out[HookPoint(event, layer)] = fn
+        out[HookPoint(event, layer, net)] = fn
     return out
 
 
@@ -162,6 +186,9 @@ class HookContext:
     sim: object
     host: object                # rapsim.compiler.host.TrainingHost
     stop_requested: bool = False
+    #: the net whose pattern is being trained (the main net's name outside
+    #: the pattern loop)
+    net: str = ""
 
     @property
     def event(self) -> str:
@@ -241,7 +268,7 @@ class HookHost:
 
     def serve(self, sim, node: int, args: list[int], extra: dict) -> int:
         from rapsim.daemon import DaemonError
-        i, epoch = args[0], args[1]
+        i, epoch, k = args[0], args[1], args[2]
         if not 0 <= i < len(self.points):
             raise DaemonError(errno.EINVAL, f"unknown hook point {i}")
         point = self.points[i]
@@ -255,7 +282,10 @@ class HookHost:
                                    "after_epoch"):
                 sym = self.host.program.image.symbols
                 pattern = int(sim.read(sym["cur"], 1, node)[0])
-            ctx = HookContext(point, epoch, pattern, sim, self.host)
+            network = self.host.plan.network
+            names = [network.name] + [s.name for s in network.nets]
+            ctx = HookContext(point, epoch, pattern, sim, self.host,
+                              net=names[k] if 0 <= k < len(names) else network.name)
             self.log.append((point, epoch, sim.core.cycle(node)))
             self.callbacks[point](ctx)
             self.answers[key] = int(ctx.stop_requested and point.event != "after_training")

@@ -57,7 +57,8 @@ def build_network(desc: Description) -> Network:
         others = [d for d in desc.nets[1:] if d.name.text != name]
         subnets = build_subnets(others, layers, connects, inputs, outputs,
                                 lambda d: _roles(d, layers, errors), errors)
-    behaviours = build_behaviours(desc.behaviours, layers, errors)
+    behaviours = build_behaviours(desc.behaviours, layers, errors,
+                                  [d.name.text for d in desc.nets])
     for b in behaviours:
         if b.layer is not None and layers[b.layer].kind in INPUT_KINDS:
             errors.append((b.loc, f"layer {b.layer!r} is an input: it has no forward or "

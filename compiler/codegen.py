@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rapsim.compiler.behaviours import SYS_HOOK, HookPoint
+from rapsim.compiler.behaviours import LAYER_EVENTS, SYS_HOOK, HookPoint
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
 from rapsim.errors import RapError
 
@@ -245,8 +245,9 @@ class _Gen:
         whose answer 1 stops training."""
         e, p = self.e, self.p
         lp = p.layers[layer] if layer is not None else None
+        net = p.network.name if self.sub is None else self.sub.name
         for b in p.network.behaviours:
-            if b.event != event or b.layer != layer:
+            if b.event != event or b.layer != layer or b.net not in (None, net):
                 continue
             e.ins("LDI", "R5", "AR2")
             e.ins("LDI", "@cur", "AR3")
@@ -257,12 +258,16 @@ class _Gen:
                 e.ins("LDI", "0", "AR4")
                 e.ins("LDI", "0", "AR5")
             e.ins("CALL", b.routine, comment=f"behaviour {event}" + (f" {layer}" if layer else ""))
-        point = HookPoint(event, layer)
-        if point in p.host_hooks:
+        points = [HookPoint(event, layer)]
+        if layer is None and event in LAYER_EVENTS:
+            points.append(HookPoint(event, None, net))
+        for point in (q for q in points if q in p.host_hooks):
             self.barrier()
             e.ins("LDI", str(SYS_HOOK), "R0")
             e.ins("LDI", str(p.host_hooks.index(point)), "AR2")
             e.ins("LDI", "R5", "AR3")
+            k = 0 if self.sub is None else 1 + p.network.nets.index(self.sub)
+            e.ins("LDI", str(k), "AR4")
             e.ins("CALL", "_hostcall", comment=f"HOOK host call: {event}"
                   + (f" {layer}" if layer else ""))
             if event != "after_training":

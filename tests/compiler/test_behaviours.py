@@ -126,7 +126,7 @@ def test_bad_callbacks():
     data = xor_data()
     for cb, msg in [({"before_lunch": print}, "unknown event 'before_lunch'"),
                     ({("after_epoch", "h"): print}, "event after_epoch takes no layer"),
-                    ({("after_forward", "q"): print}, "unknown layer 'q'"),
+                    ({("after_forward", "q"): print}, "unknown layer or net 'q'"),
                     ({("after_forward", "x"): print}, "x is an input layer"),
                     ({"after_epoch": 3}, "is not callable")]:
         with pytest.raises(ValueError, match=msg):
@@ -198,7 +198,7 @@ def test_assembly_routine_runs_at_its_point(nodes, tmp_path):
 BAD = [
     ('behaviour after_lunch call _clip "clip.asm"\n', "9:11: error: unknown event 'after_lunch'"),
     ('behaviour after_epoch h call _clip "clip.asm"\n', "9:23: error: event after_epoch takes no layer"),
-    ('behaviour after_forward q call _clip "clip.asm"\n', "9:25: error: unknown layer 'q'"),
+    ('behaviour after_forward q call _clip "clip.asm"\n', "9:25: error: unknown layer or net 'q'"),
     ('behaviour after_forward x call _clip "clip.asm"\n', "9:1: error: layer 'x' is an input"),
     ('behaviour after_epoch host\n', "9:23: error: expected 'call ROUTINE \"FILE\"'"),
     ('behaviour after_epoch call _clip\n', "9:28: error: call _clip: the assembly file"),
@@ -225,3 +225,28 @@ def test_missing_routine_and_cli(tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["cc", src, "-o", tmp_path / "o.out"], monkeypatch, capsys)
     assert rc == 1 and f"{src}:9:28: error: behaviour after_epoch:" in err
     assert "does not define _nothere" in err
+
+
+def test_per_net_hooks():
+    """A pass hook of one net runs for that net's patterns only; ctx.net
+    names the net of every pattern."""
+    from test_nets import POOL
+    network = net(POOL.replace("ALT", "pattern"))
+    data = random_data(network, 6, 1)
+    every, direct = [], []
+    train(network, data, nodes=4, epochs=2,
+          callbacks={"after_backward": lambda ctx: every.append(ctx.net),
+                     ("after_backward", "direct"): lambda ctx: direct.append(ctx.net)})
+    assert every == ["main", "short", "direct"] * 4
+    assert direct == ["direct"] * 4
+
+
+def test_per_net_assembly_routine(tmp_path):
+    from test_nets import POOL
+    (tmp_path / "clip.asm").write_text(CLIP.replace("n_bias_y", "n_bias_y"))
+    src = tmp_path / "t.net"
+    src.write_text(POOL.replace("ALT", "epoch") + 'behaviour after_backward short call _clip "clip.asm"\n')
+    network = parse_file(src)
+    text = compile_network(network, 1).source
+    body = text.split("pattern_net1:")[1].split("pattern_net2:")[0]
+    assert body.count("CALL    _clip") == 1 and text.count("CALL    _clip") == 1
