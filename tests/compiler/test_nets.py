@@ -125,3 +125,15 @@ def test_bad_nets(case):
     with pytest.raises(Diagnostics) as e:
         net(src)
     assert [m.split("t.net:", 1)[1] for m in e.value.messages] == want
+
+
+def test_bad_nets_through_the_cli(tmp_path, monkeypatch, capsys):
+    from clirun_compiler import rap
+    bad = tmp_path / "bad.net"
+    bad.write_text(POOL.replace("ALT", "epoch").replace("net direct { input x  output y }",
+                                                        "net direct { input h  output y }"))
+    pat = tmp_path / "p.pat"
+    pat.write_text("1 0 1 0 1 | 1 0 1\n")
+    for cmd in (["cc", bad, "-o", tmp_path / "o.out"], ["train", bad, "--data", pat]):
+        rc, out, err = rap(cmd, monkeypatch, capsys)
+        assert rc == 1 and f"{bad}:12:5: error: net 'direct': input 'h' is not an input" in err

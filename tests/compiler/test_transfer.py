@@ -178,3 +178,10 @@ def test_bad_assembly(folder, tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["cc", path, "-o", tmp_path / "o.out"], monkeypatch, capsys)
     assert rc == 1 and f"{path}:1:10: error: transfer 'softsign'" in err
     assert "softsign.asm:2:" in err
+
+
+def test_bad_transfer_through_rap_train(folder, tmp_path, monkeypatch, capsys):
+    from clirun_compiler import rap
+    path = _write(folder, BLOCK.replace("numpy ", "numpi ") + LAYERS)
+    rc, out, err = rap(["train", path, "--data", XOR_PAT], monkeypatch, capsys)
+    assert rc == 1 and f"{path}:5:5: error: unknown entry 'numpi'" in err
