@@ -84,7 +84,8 @@ class EmitMixin:
         sec.words[off] = enc.word
         for fx in enc.fixups:
             sec.relocs.append(Relocation(off, fx.kind, fx.target.symbol, fx.target.addend))
-        warned = par is None and self._check_same_ar(ops, loc)
+        warned = self._check_same_ar(ops, loc) if par is None else \
+            self._check_same_ar(ops, loc, ops2, self.second_loc.get(k, loc))
         if st.const and not enc.fixups and not warned:
             st.word, st.timing = enc.word, enc.form.timing
         return enc.form.timing
@@ -100,17 +101,19 @@ class EmitMixin:
         else:
             self.error(self.second_loc.get(k, loc), st.par.ops[i - n1].col, str(e))
 
-    def _check_same_ar(self, ops, loc) -> bool:
-        """Guide 13-24: when both indirect sources of a 3-operand instruction
-        update the same ARn only one update is kept; warn (True if warned)."""
-        if len(ops) < 3:
+    def _check_same_ar(self, ops, loc, ops2=None, loc2=None) -> bool:
+        """Guide 13-24: when both indirect operands of a 3-operand or parallel
+        instruction update the same ARn only one update is kept (for a
+        parallel store pair the guide leaves it undefined); warn (True if
+        warned).  ``ops2``/``loc2``: the second part of a parallel pair."""
+        if len(ops) < 3 and ops2 is None:
             return False
         seen = set()
-        for op in ops:
+        for op, at in [(o, loc) for o in ops] + [(o, loc2 or loc) for o in ops2 or ()]:
             if type(op) is IndOp and isa.INDIRECT_MODES[op.mode].update:
                 if op.ar in seen:
-                    self.warning(loc, op.col, f"two operands update AR{op.ar}; the processor "
-                                              "keeps only one of the updates")
+                    self.warning(at, op.col, f"two operands update AR{op.ar}; the processor "
+                                             "keeps only one of the updates")
                     return True
                 seen.add(op.ar)
         return False

@@ -190,7 +190,16 @@ def _encode_operand(form: Form, kind: Kind, op: ParsedOperand, pc: int, section:
             raise EncodeError(f"trap number must be 0..31, got {v}")
         return v
     if kind is Kind.DPIMM:
-        return _fix(RelocKind.DP16, _int_value(op, "an address"), pc, fixups)
+        v = _int_value(op, "an address")
+        if isinstance(v, int) and 0 < v < 0x100:
+            # LDP's operand is an address; DP gets its bits 23-16 (guide 6.3
+            # and the LDP page of chapter 13), so 1..255 would load page 0:
+            # almost surely a page number written where the address belongs.
+            raise EncodeError(
+                f"LDP takes an address, not a page number: {v:#x} is on page 0, so this "
+                f"would load DP = 0.  For page {v:#x} write LDP {v << 16:#x} (or "
+                f"LDP @label); for page 0 write LDP 0")
+        return _fix(RelocKind.DP16, v, pc, fixups)
     raise AssertionError(kind)
 
 
@@ -256,7 +265,28 @@ def encode(mnemonic: str, ops: list[ParsedOperand], pc: int = 0, section: str = 
             if len(form.operands) == len(ops) and all(
                     _fits(s.kind, o) for s, o in zip(form.operands, ops)):
                 return _build(form, cond, ops, pc, section, list(range(len(ops))))
+    shorthand = [(f, c) for f, c in cands or three
+                 if f.dst_optional[0] and len(f.operands) == len(ops) + 1 == 3]
+    if shorthand:
+        return _encode_shorthand(name, shorthand, ops, pc, section)
     raise _mismatch(name, cands or three, ops)
+
+
+def _encode_shorthand(name: str, forms: list[tuple[Form, int | None]], ops: list[ParsedOperand],
+                      pc: int, section: str) -> Encoded:
+    """A 3-operand instruction written with its two sources only: the
+    destination doubles as the second written source (``ASH3 R1, R2`` is
+    ``ASH3 R1, R2, R2``, R2 shifted by R1), as the GNU tic4x assembler's
+    table allows (include/opcode/tic4x.h, the optional ``;R`` destination
+    after a register src1).  docs/assembler.md, "Extensions"."""
+    if not isinstance(ops[1], RegOp):
+        raise EncodeError(f"{name} with two operands: the destination doubles as the second "
+                          f"operand, which must then be a register, not {describe(ops[1])}", 1)
+    full = [ops[0], ops[1], ops[1]]
+    for form, cond in forms:
+        if all(_fits(s.kind, o) for s, o in zip(form.operands, full)):
+            return _build(form, cond, full, pc, section, [0, 1, 1])
+    raise _mismatch(name, forms, full)
 
 
 def _norm_part(name: str) -> list[str]:
@@ -268,6 +298,16 @@ def _norm_part(name: str) -> list[str]:
     else:
         out.append(name + "3")
     return out
+
+
+def _part_indices(form: Form, part: int, written: int) -> list[int]:
+    """Indices into a parallel part's written operands, one per operand of
+    the form's part: as written, or with the second source repeated as the
+    destination when a 3-operand part is written with two operands."""
+    count = form.split if part == 0 else len(form.operands) - form.split
+    if form.dst_optional[part] and count == 3 and written == 2:
+        return [0, 1, 1]
+    return list(range(written))
 
 
 def encode_parallel(m1: str, ops1: list[ParsedOperand], m2: str, ops2: list[ParsedOperand],
@@ -287,16 +327,19 @@ def encode_parallel(m1: str, ops1: list[ParsedOperand], m2: str, ops2: list[Pars
     for commute in range(4):
         for swapped, form in candidates:
             first, second = (ops2, ops1) if swapped else (ops1, ops2)
-            if commute & 1 and not (form.commutative[0] and len(first) >= 2):
+            # a 3-operand part written without its destination: the
+            # destination doubles as the part's second source (see
+            # _encode_shorthand); indices refer to the operands as written
+            o1 = _part_indices(form, 0, len(first))
+            o2 = _part_indices(form, 1, len(second))
+            if commute & 1 and not (form.commutative[0] and len(o1) >= 2):
                 continue
-            if commute & 2 and not (form.commutative[1] and len(second) >= 2):
+            if commute & 2 and not (form.commutative[1] and len(o2) >= 2):
                 continue
-            o1 = list(range(len(first)))
-            o2 = list(range(len(second)))
             if commute & 1:
-                o1[0], o1[1] = 1, 0
+                o1[0], o1[1] = o1[1], o1[0]
             if commute & 2:
-                o2[0], o2[1] = 1, 0
+                o2[0], o2[1] = o2[1], o2[0]
             ops = [first[i] for i in o1] + [second[i] for i in o2]
             if _parallel_operands_fit(form, ops):
                 # operand positions as written by the user, for error reporting
@@ -312,8 +355,15 @@ def encode_parallel(m1: str, ops1: list[ParsedOperand], m2: str, ops2: list[Pars
     form = tried[0]
     p1 = form.operands[:form.split]
     p2 = form.operands[form.split:]
-    if (n1, n2) not in ((len(p1), len(p2)), (len(p2), len(p1))):
+    c1 = {len(p1), len(p1) - 1} if form.dst_optional[0] else {len(p1)}
+    c2 = {len(p2), len(p2) - 1} if form.dst_optional[1] else {len(p2)}
+    if not ((n1 in c1 and n2 in c2) or (n1 in c2 and n2 in c1)):
         raise EncodeError(f"{form.parts[0]} || {form.parts[1]} takes {len(p1)} and {len(p2)} operands")
+    if (n1, n2) not in ((len(p1), len(p2)), (len(p2), len(p1))):     # a shorthand part
+        raise EncodeError(f"operands of {m1.upper()} || {m2.upper()} do not fit any encoding "
+                          "(a 3-operand part written with two operands takes its second "
+                          "operand as the destination too, so that operand must be a "
+                          "register the destination field accepts)")
     raise EncodeError(f"operands of {m1.upper()} || {m2.upper()} do not fit any encoding: "
                       "parallel forms take registers R0-R7 and indirect operands with "
                       "displacement 0 or 1, IR0 or IR1 (multiply/add: destinations R0/R1 and R2/R3)")

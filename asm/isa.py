@@ -54,10 +54,16 @@ REG_DP, REG_IR0, REG_IR1, REG_BK, REG_SP, REG_ST = (
 REG_IE, REG_IF, REG_IOF, REG_RS, REG_RE, REG_RC = (
     REG["IE"], REG["IF"], REG["IOF"], REG["RS"], REG["RE"], REG["RC"])
 
+#: Other names of registers: ``F0``-``F7`` for R0-R7, which the GNU tic4x
+#: assembler accepts wherever a register is (its register table,
+#: include/opcode/tic4x.h); TI's syntax has only ``Rn``.  The disassembler
+#: prints ``Rn``.  docs/assembler.md, "Extensions".
+REGISTER_ALIASES: dict[str, int] = {f"F{i}": i for i in range(8)}
+
 #: Register names of the TMS320C4x that do not exist on the C30; the
 #: assembler names them in its error rather than calling them unknown.
 C4X_ONLY_REGISTERS = frozenset(
-    {"R8", "R9", "R10", "R11", "IVTP", "TVTP", "DIE", "IIE", "IIF"})
+    {"R8", "R9", "R10", "R11", "F8", "F9", "F10", "F11", "IVTP", "TVTP", "DIE", "IIE", "IIF"})
 
 # ---------------------------------------------------------------------------
 # Condition codes (guide 13.3, table 13-9).  code -> (canonical name, aliases,
@@ -289,6 +295,11 @@ class Form:
     parts: tuple[str, str] | None = None
     split: int = 0                   # operands of the first parallel part
     commutative: tuple[bool, bool] = (False, False)  # per part (or [0] for single)
+    #: per part (or [0] for single): the destination, the part's last operand,
+    #: may be omitted and then doubles as the part's second written source
+    #: (a GNU tic4x extension of TI's syntax: ``ADDI3 *AR1, R2`` is
+    #: ``ADDI3 *AR1, R2, R2``); the word is that of the full form.
+    dst_optional: tuple[bool, bool] = (False, False)
     float_result: bool = False
     pcrel_base: int = 1              # PC-relative displacement base (1, or 3 delayed)
     index: int = field(default=-1, compare=False)
@@ -352,7 +363,8 @@ def _three(name: str, opc5: int, *, fl: bool, nodst: bool = False,
         ops = (s2, s1) if nodst else (s2, s1, _op(rk, "dst"))
         mask = 0xFFFF0000 if nodst else _MASK_G   # CMPF3/CMPI3/TSTB3: dst field 0
         forms.append(Form(name, base | t << _G_SHIFT, mask, ops, op or name[:-1],
-                          commutative=(commutative, False), float_result=fl and not nodst))
+                          commutative=(commutative, False), float_result=fl and not nodst,
+                          dst_optional=(not nodst, False)))
     return forms
 
 
@@ -393,7 +405,8 @@ def _par_store(first: str, second: str, opc: int, *, fl: bool, three: bool = Fal
         mask = _MASK_PAR | 0x00380000  # src1 field unused: must be zero
     return [Form(f"{first}||{second}", opc, mask, part1 + (store, dst2),
                  f"{first.rstrip('3')}||{second}", parts=(first, second),
-                 split=len(part1), commutative=(commutative, False), float_result=fl)]
+                 split=len(part1), commutative=(commutative, False), float_result=fl,
+                 dst_optional=(three, False))]
 
 
 def _par_loads(name: str, opc: int) -> list[Form]:
@@ -442,7 +455,8 @@ def _par_mpy(second: str, opc: int, *, fl: bool) -> list[Form]:
         ops = (srcs[0], srcs[1], _op(Kind.R01, "pd1"), srcs[2], srcs[3], _op(Kind.R23, "pd2"))
         forms.append(Form(f"{mpy}||{second}", opc | p << 24, 0xFF000000, ops,
                           f"{mpy[:-1]}||{second[:-1]}", parts=(mpy, second), split=3,
-                          commutative=(True, second.startswith("ADD")), float_result=fl))
+                          commutative=(True, second.startswith("ADD")), float_result=fl,
+                          dst_optional=(True, True)))
     return forms
 
 
@@ -488,10 +502,12 @@ def _build_forms() -> list[Form]:
     F += _general("LDFI", 0x0F, None, fdst=True, modes=(G_DIR, G_IND), timing=Timing.INTERLOCK,
                   float_result=True)
     F += _general("LDI", 0x10, S)
-    # LDP addr: loads DP with bits 23-16 of addr, encoded as "LDI imm, DP"
-    # (0x087000pp).  Choice: the guide's LDP page could not be checked here;
+    # LDP addr: loads DP with bits 23-16 of the address addr (guide 6.3 and
+    # the LDP page of chapter 13), encoded as "LDI imm, DP" (0x087000pp).
     # binutils emits the C4x "LDIU imm, DP" word (0x507000pp) instead, which a
-    # C30 executes identically (LDIcond with condition U).  docs/assembler.md.
+    # C30 executes identically (LDIcond with condition U).  A constant 1..255
+    # (a page number, not an address) is an error: encoder.py,
+    # docs/assembler.md "LDP".
     F.append(Form("LDP", 0x10 << 23 | G_IMM << _G_SHIFT | REG_DP << 16, 0xFFFF0000,
                   (_op(Kind.DPIMM, "src"),), "LDI"))
     F += _general("LDII", 0x11, None, modes=(G_DIR, G_IND), timing=Timing.INTERLOCK)

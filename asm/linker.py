@@ -256,6 +256,16 @@ class _Resolver:
             return self.globals[name]
         return self.provided.get(name)
 
+    def is_absolute(self, inp: Input, name: str) -> bool:
+        """``name`` is an absolute symbol (a ``.set`` value), not an address
+        of a section or a linker-defined one."""
+        if name == "" or name in inp.bases:
+            return name == ""
+        local = _defined(inp.obj).get(name)
+        if local is None and name in self.defs:
+            local = self.defs[name][1]
+        return local is not None and local.section is None
+
 
 def _undefined(inputs: list[Input], res: _Resolver) -> list[str]:
     users: dict[str, list[str]] = {}
@@ -288,6 +298,14 @@ def relocate(sections: list[OutSection], res: _Resolver) -> tuple[dict[str, np.n
                 at = p.offset + r.offset
                 s = res.lookup(inp, r.symbol)
                 try:
+                    if r.kind is reloc.RelocKind.DP16 and 0 < s + r.addend < 0x100 \
+                            and res.is_absolute(inp, r.symbol):
+                        # the assembler's LDP rule (encoder.py), for a page
+                        # number only the linker knows
+                        raise reloc.RangeError(
+                            f"LDP takes an address, not a page number: {s + r.addend:#x} "
+                            f"is on page 0 (for page {s + r.addend:#x} use the address "
+                            f"{(s + r.addend) << 16:#x})")
                     data[at] = reloc.apply(int(data[at]), r.kind, s + r.addend, o.address + at)
                 except reloc.RangeError as e:
                     errors.append(f"{inp.name}: section {sec.name}, offset {r.offset:#x}"

@@ -32,8 +32,8 @@ from .statements import Bad, Directive, Instr, Str, shift
 __all__ = ["Instr", "Directive", "Str", "Bad", "AsmSyntaxError", "parse_statement",
            "split_line", "parse_number", "REGISTERS", "is_reserved"]
 
-#: Register names (upper case) -> number.
-REGISTERS = dict(isa.REG)
+#: Register names (upper case) -> number, with the aliases F0-F7.
+REGISTERS = dict(isa.REG) | isa.REGISTER_ALIASES
 
 
 def is_reserved(name: str) -> bool:

@@ -27,6 +27,12 @@ cdef inline int writes_register(int op) noexcept nogil:
                 or op == RAP_OP_CALLC or op == RAP_OP_DBC or op == RAP_OP_DBCD)
 
 
+cdef inline bint am_updates(int am) noexcept nogil:
+    """The AM_* mode writes its ARn back (guide 6.3, table 6-2: every mode
+    but *+ARn(x), *-ARn(x) and *ARn)."""
+    return am != AM_PRE and am != AM_PRE_M and am != AM_NONE
+
+
 cdef inline uint8_t addressing_kind(const rap_imode_t* m) noexcept nogil:
     """The AM_* code (and index kind in bits 7-4) of an indirect mode."""
     cdef uint8_t am
@@ -141,9 +147,12 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
         if d.op == RAP_OP_LDI and f.nops == 1:      # LDP
             d.writes = GRP_DP
         # operands with an address, bits 7-0 ones first (their ARn update is
-        # kept first, so an operand in bits 15-8 wins: guide 13.2)
+        # kept first, so when both update one ARn the operand in bits 15-8
+        # wins: guide 13.2); only operands whose mode updates ARn write it
+        # back, so a non-updating operand never undoes the other's update
         d.naddr = 0
         d.addr_w = 0
+        d.addr_u = 0
         d.access = 0 if d.op == RAP_OP_NOP else 1
         for pass_ in range(2):
             for i in range(f.nops):
@@ -152,6 +161,8 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                     if (f.o[i].shift == 8) == (pass_ == 1):
                         if f.o[i].store:
                             d.addr_w |= 1 << d.naddr
+                        if o.kind != RAP_K_DIR and am_updates(o.am & 15):
+                            d.addr_u |= 1 << d.naddr
                         d.addr_op[d.naddr] = i
                         d.naddr += 1
         d.valid = 1

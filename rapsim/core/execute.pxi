@@ -4,8 +4,9 @@
 #   decode  - register-conflict stall; effective addresses of indirect and
 #             direct operands (ARn updates are computed but not yet kept);
 #   read    - memory operands are read (ring reads may wait);
-#   commit  - ARn updates are kept (for two updates of one ARn, the operand in
-#             bits 15-8 wins: guide 13.2, 3-operand and parallel formats);
+#   commit  - ARn updates are kept, only by operands whose mode updates ARn
+#             (for two updates of one ARn, the operand in bits 15-8 wins:
+#             guide 13.2, 3-operand and parallel formats);
 #   execute - registers are read (they see this instruction's ARn updates),
 #             the operation runs, registers and memory are written; every
 #             operand of a parallel pair is read before either part writes.
@@ -377,12 +378,13 @@ cdef int step(Node* n) noexcept nogil:
             n.acc_read[rg] += 1
             acc_add(n, &c.acc, rg)
 
-    # -- keep ARn updates, in commit order
+    # -- keep ARn updates, in commit order; an operand whose mode does not
+    # update its ARn writes nothing back (else *AR2 after *AR2++ would undo
+    # the increment)
     for k in range(d.naddr):
-        i = d.addr_op[k]
-        o = &d.o[i]
-        if o.kind != RAP_K_DIR:
-            n.r[RAP_REG_AR0 + o.reg] = newar[i]
+        if (d.addr_u >> k) & 1:
+            i = d.addr_op[k]
+            n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
 
     # -- execute
     c.d = d

@@ -115,6 +115,7 @@ cdef struct Decoded:
     uint8_t naddr       # operands with an address (indirect or direct): at most 2
     uint8_t addr_op[2]  # their operand indices, in ARn-commit order (bits 7-0 first)
     uint8_t addr_w      # bit k set: addr_op[k] is written (a store), else read
+    uint8_t addr_u      # bit k set: addr_op[k] is indirect and updates its ARn
     uint8_t access      # 0 for NOP: addresses are formed, memory is not touched
     Opnd o[6]
 

@@ -183,3 +183,34 @@ def test_binary_input_is_one_clear_error(here, monkeypatch, capsys):
     (here / "w.asm").write_bytes("        NOP\n".encode("utf-16"))
     rc, _, err = rap_as(["w.asm"], monkeypatch, capsys)
     assert rc == 1 and err == "rap as: error: cannot read w.asm: a UTF-16 text file; save it as UTF-8\n"
+
+
+GNU_SRC = """\
+* written for the GNU tic4x assembler: 2-operand 3-operand forms, F names
+        .global start
+start:  ADDI3   *AR1++, R2
+        ASH3    R1, R2
+        PUSHF   F0
+        MPYF3   *AR0, *AR1, F0
+||      ADDF3   F2, F3
+"""
+
+
+def test_gnu_tic4x_source_assembles_to_the_full_forms(here, monkeypatch, capsys):
+    (here / "g.asm").write_text(GNU_SRC)
+    full = ("        .global start\nstart:  ADDI3 *AR1++, R2, R2\n        ASH3 R1, R2, R2\n"
+            "        PUSHF R0\n        MPYF3 *AR0, *AR1, R0\n||      ADDF3 R2, R3, R3\n")
+    (here / "f.asm").write_text(full)
+    assert rap_as(["g.asm"], monkeypatch, capsys)[0] == 0
+    assert rap_as(["f.asm"], monkeypatch, capsys)[0] == 0
+    g, f = read_object("g.obj"), read_object("f.obj")
+    assert list(g.sections[0].data) == list(f.sections[0].data)
+
+
+def test_ldp_page_number_is_an_error_with_file_and_line(here, monkeypatch, capsys):
+    (here / "l.asm").write_text('        .include "rap.inc"\n        LDP     RINGIO_PAGE\n')
+    from rapsim import firmware
+    rc, _, err = rap_as(["l.asm", "-I", str(firmware.path())], monkeypatch, capsys)
+    assert rc != 0
+    assert "l.asm:2:" in err and "LDP takes an address, not a page number" in err
+    assert "LDP RINGIO_BASE" in err or "0x800000" in err

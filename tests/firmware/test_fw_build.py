@@ -119,3 +119,33 @@ _main:  LDI     42, AR2
                                   "matrix.asm", "sparse.asm", "ring.asm", "rap.inc"])
 def test_sources_are_package_data(name):
     assert firmware.path(name).is_file()
+
+
+def test_ringio_page_names_read_every_node_id():
+    """rap.inc's natural uses give each node its own id: LDP RINGIO_BASE then
+    @NODE_ID_OFS, and LDRING (LDI RINGIO_PAGE / LSH 16) then *+ARn; the
+    misuse LDP RINGIO_PAGE (page 0) does not assemble."""
+    from rapsim.config import MachineConfig
+    from rapsim.errors import Diagnostics
+    from rapsim.machine import Simulator
+    from rapsim.toolchain import build_text
+    src = ('        .include "rap.inc"\n        .global start\n'
+           'start:  LDP     RINGIO_BASE\n        LDI     @NODE_ID_OFS, R0\n'
+           '        LDRING  AR1\n        NOP\n        LDI     *+AR1(NODE_ID_OFS), R1\n'
+           # exit(0) through a host call, so that every node runs to its end
+           '        LDP     blockp\n        LDI     @blockp, AR0\n        LDI     SYS_EXIT, R2\n'
+           '        STI     R2, *+AR0(RQ_SERVICE)\n        LDI     0, R2\n'
+           '        STI     R2, *+AR0(RQ_ARG0)\n        LDP     HOST_CALL\n'
+           '        STI     AR0, @HOST_CALL_OFS\n'
+           '        B       $\n        .data\nblockp: .word   block\n'
+           '        .bss    block, RQ_WORDS\n')
+    sim = Simulator(MachineConfig(nodes=4))
+    sim.load(build_text(src, include_dirs=[firmware.path()]))
+    res = sim.run(max_cycles=100_000)
+    assert res.event == "done", res.messages
+    assert [(sim.reg("R0", n), sim.reg("R1", n), sim.reg("DP", n)) for n in range(4)] == \
+        [(n, n, 0x80) for n in range(4)]
+    with pytest.raises(Diagnostics) as e:
+        build_text(src.replace("LDP     RINGIO_BASE", "LDP     RINGIO_PAGE"),
+                   include_dirs=[firmware.path()])
+    assert "LDP takes an address, not a page number" in str(e.value)
