@@ -105,21 +105,9 @@ def build_subnets(decls, layers: dict, connects: list, main_inputs: list, main_o
 def _reached(net: SubNet, connects: list, errors: list, loc: Loc) -> bool:
     """Every layer of the net on a path from its inputs to its outputs
     through its own connects."""
-    mine = [connects[i] for i in net.connects]
-    fed, todo = set(net.inputs), list(net.inputs)
-    while todo:
-        n = todo.pop()
-        for c in mine:
-            if c.src == n and c.dst not in fed:
-                fed.add(c.dst)
-                todo.append(c.dst)
-    feeds, todo = set(net.outputs), list(net.outputs)
-    while todo:
-        n = todo.pop()
-        for c in mine:
-            if c.dst == n and c.src not in feeds:
-                feeds.add(c.src)
-                todo.append(c.src)
+    arcs = [(connects[i].src, connects[i].dst) for i in net.connects]
+    fed = _walk(net.inputs, arcs)
+    feeds = _walk(net.outputs, [(b, a) for a, b in arcs])
     ok = True
     for n in net.hidden + net.outputs:
         if n not in fed:
@@ -132,6 +120,18 @@ def _reached(net: SubNet, connects: list, errors: list, loc: Loc) -> bool:
                                 f"outputs through its connects"))
             ok = False
     return ok
+
+
+def _walk(start: list[str], arcs: list[tuple[str, str]]) -> set:
+    """The layers reached from ``start`` along ``arcs`` (from, to)."""
+    seen, todo = set(start), list(start)
+    while todo:
+        n = todo.pop()
+        for a, b in arcs:
+            if a == n and b not in seen:
+                seen.add(b)
+                todo.append(b)
+    return seen
 
 
 def _order(names: list[str], members: set, connects: list) -> list[str]:

@@ -36,21 +36,11 @@ _softsign:
         PUSH    R1
         POPF    R0                      ; 2^-e
         MPYF    0.75, R0                ; r0
-        MPYF3   R0, R3, R1              ; r = r (2 - w r), five times
-        SUBRF   2.0, R1
-        MPYF    R1, R0
+        .loop   5                       ; r = r (2 - w r), five times (unrolled)
         MPYF3   R0, R3, R1
         SUBRF   2.0, R1
         MPYF    R1, R0
-        MPYF3   R0, R3, R1
-        SUBRF   2.0, R1
-        MPYF    R1, R0
-        MPYF3   R0, R3, R1
-        SUBRF   2.0, R1
-        MPYF    R1, R0
-        MPYF3   R0, R3, R1
-        SUBRF   2.0, R1
-        MPYF    R1, R0
+        .endloop
         MPYF3   R0, *AR3++, R1          ; x r
         MPYF    0.0625, R1              ; x r / 16 = x / (1 + |x|)
 ss_end: STF     R1, *AR2++

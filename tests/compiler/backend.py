@@ -139,3 +139,24 @@ connect x -> o full
 net th { input x  hidden h, t  output o }
 train { rate 0.2  epochs 3  momentum 0.5  error mse  seed 8  init_scale 0.8 }
 """
+
+
+def simulated_against_reference(network, tr, te, nodes: int, tol: float = 1e-5):
+    """Train ``network`` on the simulated RAP and with the reference (C30
+    activations); assert that the weights, the training and the test
+    outputs and the epochs' losses agree within ``tol``.  Returns (the
+    simulation's result, the reference's)."""
+    from rapsim.compiler.reference import train as reference_train
+    from rapsim.compiler.train import train
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes)
+    assert sim.weights.max_difference(ref.model.weights) < tol
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < tol
+    if te is not None:
+        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
+        assert np.abs(sim.test_outputs - yt_ref).max() < tol
+    assert len(sim.epochs) == len(ref.epochs)
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert abs(a.train_loss - b.train_loss) < tol
+    return sim, ref

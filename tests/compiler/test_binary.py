@@ -12,7 +12,7 @@ from rapsim.compiler.host import node_records
 from rapsim.compiler.reference import Model, initial_weights, train as reference_train
 from rapsim.compiler.train import train
 
-from backend import BINARY, binary_data, net
+from backend import BINARY, binary_data, net, simulated_against_reference
 
 WEIGHT_TOL = OUTPUT_TOL = 1e-5
 
@@ -22,13 +22,7 @@ WEIGHT_TOL = OUTPUT_TOL = 1e-5
 def test_agrees_with_reference(nodes, momentum):
     network = net(BINARY.replace("momentum 0.5", f"momentum {momentum}"))
     tr, te = binary_data(network, 20, 1), binary_data(network, 7, 2)
-    ref = reference_train(network, tr, te, c30_activations=True)
-    sim = train(network, tr, te, nodes=nodes)
-    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
-    yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
-    assert np.abs(sim.test_outputs - yt_ref).max() < OUTPUT_TOL
+    simulated_against_reference(network, tr, te, nodes)
 
 
 def test_the_program_uses_the_binary_kernels():
@@ -110,11 +104,7 @@ def test_threshold_layer_agrees_with_reference(nodes, momentum):
     from backend import THRESHOLD, random_data
     network = net(THRESHOLD.replace("momentum 0.5", f"momentum {momentum}"))
     tr, te = random_data(network, 20, 1), random_data(network, 7, 2)
-    ref = reference_train(network, tr, te, c30_activations=True)
-    sim = train(network, tr, te, nodes=nodes)
-    assert sim.weights.max_difference(ref.model.weights) < WEIGHT_TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < OUTPUT_TOL
+    sim, ref = simulated_against_reference(network, tr, te, nodes)
     acts = [ref.model.forward(x)["t"] for x in tr.inputs]
     on = np.mean([a.mean() for a in acts])
     assert 0.05 < on < 0.95                         # the layer is neither dead nor saturated

@@ -15,7 +15,7 @@ from rapsim.compiler.reference import train as reference_train
 from rapsim.compiler.train import train
 from rapsim.errors import Diagnostics
 
-from backend import net, random_data
+from backend import net, random_data, simulated_against_reference
 
 TOL = 1e-5
 
@@ -44,13 +44,7 @@ def test_agrees_with_reference(nodes, alt):
     assert network.nets[0].forward_order == ["x", "h", "y"]
     assert network.nets[1].forward_order == ["x", "y"]
     tr, te = random_data(network, 10, 1), random_data(network, 4, 2)
-    ref = reference_train(network, tr, te, c30_activations=True)
-    sim = train(network, tr, te, nodes=nodes)
-    assert sim.weights.max_difference(ref.model.weights) < TOL
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
-    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < TOL
-    for a, b in zip(sim.epochs, ref.epochs):
-        assert a.train_loss == pytest.approx(b.train_loss, abs=1e-5)
+    simulated_against_reference(network, tr, te, nodes)
 
 
 def test_the_sub_nets_really_train_in_turn():
