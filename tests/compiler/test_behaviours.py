@@ -250,3 +250,31 @@ def test_per_net_assembly_routine(tmp_path):
     text = compile_network(network, 1).source
     body = text.split("pattern_net1:")[1].split("pattern_net2:")[0]
     assert body.count("CALL    _clip") == 1 and text.count("CALL    _clip") == 1
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_assembly_behaviour_through_rap_train(nodes, tmp_path, monkeypatch, capsys):
+    """`rap train` of a description with a behaviour routine (clip y's bias
+    after every pattern): the losses are the reference's with the same
+    clipping."""
+    import json
+    from clirun_compiler import rap
+    from rapsim.compiler.reference import evaluate, pattern_order
+    src = _clip_net(tmp_path)
+    pat = tmp_path / "xor.pat"
+    pat.write_text("0 0 | 0\n0 1 | 1\n1 0 | 1\n1 1 | 0\n")
+    js = tmp_path / "r.json"
+    rc, out, err = rap(["train", src, "--data", pat, "--nodes", nodes, "--json", js, "--quiet"],
+                       monkeypatch, capsys)
+    assert rc == 0, err
+    got = [e["train_loss"] for e in json.loads(js.read_text())["epochs"]]
+    network = parse_file(src)
+    data = xor_data()
+    m = Model(network, initial_weights(network), c30_activations=True)
+    want = []
+    for e in range(network.training.epochs):
+        for i in pattern_order(4, e, 1):
+            m.train_pattern(data.inputs[i], data.targets[i], 0.5)
+            m.weights.biases["y"] = np.clip(m.weights.biases["y"], -0.25, 0.25)
+        want.append(evaluate(m, data).loss)
+    assert np.allclose(got, want, atol=1e-5)

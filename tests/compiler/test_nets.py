@@ -74,12 +74,13 @@ def test_shared_weights_are_held_once():
     assert "pattern_net1:" in src and "pattern_net2:" in src and "netsel" in src
 
 
-def test_example_trains_through_the_cli(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_example_trains_through_the_cli(nodes, tmp_path, monkeypatch, capsys):
     from clirun_compiler import rap
     here = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
     js = tmp_path / "r.json"
     rc, out, err = rap(["train", os.path.join(here, "subnet.net"), "--data",
-                        os.path.join(here, "xor.pat"), "--nodes", 4, "--json", js, "--quiet"],
+                        os.path.join(here, "xor.pat"), "--nodes", nodes, "--json", js, "--quiet"],
                        monkeypatch, capsys)
     assert rc == 0, err
     r = json.loads(js.read_text())
