@@ -198,6 +198,12 @@ class HookContext:
     def layer(self) -> str | None:
         return self.point.layer
 
+    @property
+    def params(self) -> dict:
+        """The description's parameters as resolved (``param`` values after
+        ``-P`` overrides): CLONES' Param table, read-only."""
+        return dict(self.host.plan.network.params)
+
     def weights(self):
         """Every connect's weights and every bias, read back from the nodes
         (:class:`rapsim.compiler.reference.Weights`)."""

@@ -278,3 +278,11 @@ def test_assembly_behaviour_through_rap_train(nodes, tmp_path, monkeypatch, caps
             m.weights.biases["y"] = np.clip(m.weights.biases["y"], -0.25, 0.25)
         want.append(evaluate(m, data).loss)
     assert np.allclose(got, want, atol=1e-5)
+
+
+def test_callbacks_read_the_parameters():
+    network = net(XOR)
+    got = []
+    train(network, xor_data(), epochs=1,
+          callbacks={"before_training": lambda ctx: got.append(ctx.params)})
+    assert got == [{"hidden": 3}]
