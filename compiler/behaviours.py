@@ -211,7 +211,17 @@ class HookContext:
 
     def set_weights(self, weights) -> None:
         """Write ``weights`` (all of them, as :meth:`weights` gives them)
-        into the nodes; the momentum terms are kept."""
+        into the nodes; the momentum terms are kept.  ValueError names a
+        connect or bias that is missing or of the wrong shape."""
+        now = self.weights()
+        for group in ("connects", "biases"):
+            have, given = getattr(now, group), getattr(weights, group)
+            for key, v in have.items():
+                if key not in given:
+                    raise ValueError(f"set_weights: {group} {key!r} is missing")
+                if np.shape(given[key]) != v.shape:
+                    raise ValueError(f"set_weights: {group} {key!r} has shape "
+                                     f"{np.shape(given[key])}, not {v.shape}")
         self.host.write_weights(self.sim, weights, momentum=False)
 
     def _act(self, layer: str):

@@ -286,3 +286,14 @@ def test_callbacks_read_the_parameters():
     train(network, xor_data(), epochs=1,
           callbacks={"before_training": lambda ctx: got.append(ctx.params)})
     assert got == [{"hidden": 3}]
+
+
+def test_set_weights_checks_shapes():
+    network = net(XOR)
+
+    def put(ctx):
+        w = ctx.weights()
+        w.connects["x->h"] = w.connects["x->h"][:, :1]
+        ctx.set_weights(w)
+    with pytest.raises(ValueError, match=r"connects 'x->h' has shape \(3, 1\), not \(3, 2\)"):
+        train(network, xor_data(), epochs=1, callbacks={"before_training": put})
