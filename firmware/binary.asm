@@ -28,7 +28,8 @@
 
 * _bcolsum(y AR2, W AR3, list AR4, rows AR5, b AR6).  y is set first (the
 * bias copied, 2 cycles/row, or 0.0, 1 cycle/row; nothing when b = y), then
-* every active column added, a two-instruction RPTB block: 2 cycles/row.
+* every active column added, a two-instruction RPTB block: 2 cycles/row
+* and 14 per column (the next column's set-up in the delayed branch's slots).
 _bcolsum:
         LDI     AR5, R1
         SUBI    1, R1                   ; rows - 1
@@ -51,18 +52,21 @@ bs_zero:
 bs_cols:
         LDI     *AR4++, R3              ; count
         RETSLE
+        LDI     AR2, AR0                ; AR0: y, read
+        LDI     AR2, AR6                ; AR6: y, written
+        LDI     R1, RC
 bs_col: LDI     *AR4++, R0              ; j
         MPYI    IR1, R0                 ; j * rows
         ADDI    AR3, R0
         LDI     R0, AR1                 ; AR1: column j
-        LDI     AR2, AR0                ; AR0: y, read
-        LDI     AR2, AR6                ; AR6: y, written
-        LDI     R1, RC
         RPTB    bs_add
         ADDF3   *AR1++, *AR0++, R2
 bs_add: STF     R2, *AR6++
         SUBI    1, R3
-        BNZ     bs_col
+        BNZD    bs_col                  ; the next column's set-up in the delay slots
+        LDI     AR2, AR0
+        LDI     AR2, AR6
+        LDI     R1, RC
         RETS
 
 * _bcolupd(W AR2, d AR3, list AR4, rows AR5, eta R2): per active column a
