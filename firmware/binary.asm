@@ -70,25 +70,29 @@ bs_add: STF     R2, *AR6++
         RETS
 
 * _bcolupd(W AR2, d AR3, list AR4, rows AR5, eta R2): per active column a
-* three-instruction RPTB block (eta d[i], + W, store): 3 cycles/row.
+* three-instruction RPTB block (eta d[i], + W, store): 3 cycles/row, and
+* 13 per column.
 _bcolupd:
         LDI     AR5, R1
         SUBI    1, R1
         RETSLT
         LDI     *AR4++, R3              ; count
         RETSLE
+        LDI     AR3, AR0                ; AR0: d
+        LDI     R1, RC
 bu_col: LDI     *AR4++, R0
         MPYI    AR5, R0
         ADDI    AR2, R0
         LDI     R0, AR1                 ; AR1: column j
-        LDI     AR3, AR0                ; AR0: d
-        LDI     R1, RC
         RPTB    bu_end
         MPYF3   R2, *AR0++, R0          ; eta d[i]
         ADDF3   R0, *AR1, R0
 bu_end: STF     R0, *AR1++
         SUBI    1, R3
-        BNZ     bu_col
+        BNZD    bu_col                  ; the next column's set-up in the delay slots
+        LDI     AR3, AR0
+        LDI     R1, RC
+        NOP
         RETS
 
 * _bcolupdm(W AR2, d AR3, list AR4, rows AR5, M AR6, eta R2, alpha R3):
