@@ -268,7 +268,7 @@ class HookContext:
 
 @dataclass
 class HookHost:
-    """Serves the HOOK host calls (service 13): ``HOOK(point, epoch)``.
+    """Serves the HOOK host calls (service 13): ``HOOK(point, epoch, net)``.
     Every node calls at every hook point after a barrier (so all are there);
     the callback runs at the first node's call, with every node stopped at
     that point, and its answer (1: stop) is cached for the others, keyed by
