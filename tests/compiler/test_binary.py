@@ -130,3 +130,32 @@ def test_bad_binary_descriptions_through_the_cli(text, where, message, tmp_path,
     for cmd in (["cc", bad, "-o", tmp_path / "o.out"], ["train", bad, "--data", pat]):
         rc, out, err = rap(cmd, monkeypatch, capsys)
         assert rc == 1 and f"{bad}{where} error: {message}" in err
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([0.0, 0.6]))
+def test_active_column_update_property(seed, momentum):
+    """The reference's update of a connect from a binary layer moves only
+    the active units' columns; without momentum it is exactly the dense
+    update W += rate d x^T (the other columns' x is 0)."""
+    network = net(BINARY.replace("momentum 0.5", f"momentum {momentum}"))
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([(rng.random(40) < 0.3).astype(float), rng.random(3)])
+    t = (rng.random(3) > 0.5).astype(float)
+    w0 = initial_weights(network, seed=seed % 1000)
+    m = Model(network, w0)
+    m.train_pattern(x, t, 0.4)                  # a first step fills the momentum terms
+    before = m.weights.copy()
+    acts = m.forward(x)
+    deltas = m.backward(acts, m.output_deltas(acts, t))
+    m.update(acts, deltas, 0.4)
+    off = np.flatnonzero(x[:40] == 0)
+    for key in ("b->h", "b->g"):
+        assert np.array_equal(m.weights.connects[key][:, off], before.connects[key][:, off])
+        if momentum == 0:
+            dst = key[-1]
+            dense = before.connects[key] + 0.4 * np.outer(deltas[dst], x[:40])
+            assert np.allclose(m.weights.connects[key], dense, atol=1e-12)

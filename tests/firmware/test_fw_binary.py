@@ -110,3 +110,29 @@ def test_threshold_active_list_and_transposed_product():
     assert np.allclose(sim.read_floats(SRAM2, COLS), e0 + W.T @ d, atol=1e-6)
     assert run[0].cycles <= 5 * 37 + 15 and run[1].cycles <= 10 * 37 + 20
     assert run[3].cycles <= (ROWS + 16) * COLS
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.data())
+def test_column_sum_property(rows, cols, data):
+    """For any active set: the column sum is numpy's W[:, active].sum(1),
+    and the update touches the active columns only."""
+    active = sorted(data.draw(st.sets(st.integers(0, cols - 1), max_size=cols)))
+    rng = np.random.default_rng(rows * 100 + cols)
+    W = c30(rng.uniform(-1, 1, (rows, cols)))
+    d = c30(rng.uniform(-1, 1, rows))
+
+    def setup(sim):
+        sim.write_floats(SRAM, W.T.ravel())
+        sim.write_floats(RAM1, d)
+        sim.write(LIST, [len(active)] + active)
+    run = run_calls([Call("_bcolsum", [RAM0, SRAM, LIST, rows, 0]),
+                     Call("_bcolupd", [SRAM, RAM1, LIST, rows], [0.5])], setup=setup)
+    assert np.allclose(run.sim.read_floats(RAM0, rows), W[:, active].sum(axis=1), atol=1e-5)
+    W2 = W.copy()
+    W2[:, active] += 0.5 * d[:, None]
+    got = run.sim.read_floats(SRAM, rows * cols).reshape(cols, rows).T
+    assert np.allclose(got, W2, atol=1e-6)
