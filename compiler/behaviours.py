@@ -21,7 +21,8 @@ From Python (``rapsim.compiler.train.train(..., callbacks={...})``)::
     train(net, data, callbacks={"after_epoch": look, ("after_forward", "h"): look})
 
 Events: ``before_training``, ``after_training``, ``before_epoch``,
-``after_epoch`` (after the epoch's evaluation pass), and for every training
+``after_epoch`` (after the epoch's evaluation pass; with a net's name, the
+epochs that train that net), and for every training
 pattern ``before_forward``, ``after_forward``, ``before_backward``,
 ``after_backward`` -- of the whole pass (of every net, or, with a net's
 name, of that net's patterns), or, with a layer, of that layer's step of
@@ -38,7 +39,7 @@ import numpy as np
 
 from .ir import Loc
 
-__all__ = ["EVENTS", "LAYER_EVENTS", "BehaviourDecl", "Behaviour", "build_behaviours",
+__all__ = ["EVENTS", "LAYER_EVENTS", "EPOCH_EVENTS", "BehaviourDecl", "Behaviour", "build_behaviours",
            "HookPoint", "hook_points", "HookContext", "HookHost", "SYS_HOOK"]
 
 #: every event, in the order they happen
@@ -46,6 +47,8 @@ EVENTS = ("before_training", "before_epoch", "before_forward", "after_forward",
           "before_backward", "after_backward", "after_epoch", "after_training")
 #: the events that may name a layer or a net
 LAYER_EVENTS = ("before_forward", "after_forward", "before_backward", "after_backward")
+#: the events that may name a net only
+EPOCH_EVENTS = ("before_epoch", "after_epoch")
 
 #: the host-call service of host callbacks (docs/syscalls.md)
 SYS_HOOK = 13
@@ -84,6 +87,19 @@ def _target(name: str, layers, nets) -> tuple[str | None, str | None, str | None
     return None, None, f"unknown layer or net {name!r}"
 
 
+def _named(event: str, name: str, layers, nets) -> str | None:
+    """What is wrong with giving ``event`` the layer or net ``name``."""
+    if event not in LAYER_EVENTS + EPOCH_EVENTS:
+        return (f"event {event} takes no layer or net (only {', '.join(LAYER_EVENTS)} do, "
+                f"and {', '.join(EPOCH_EVENTS)} a net)")
+    layer, net, problem = _target(name, layers, nets)
+    if problem:
+        return problem
+    if event in EPOCH_EVENTS and layer is not None:
+        return f"event {event} takes a net, not a layer ({name!r})"
+    return None
+
+
 def build_behaviours(decls: list[BehaviourDecl], layers: dict, errors: list,
                      nets: list[str] = ()) -> list[Behaviour]:
     """Check the behaviour statements against the layers and the nets'
@@ -103,14 +119,11 @@ def build_behaviours(decls: list[BehaviourDecl], layers: dict, errors: list,
             continue
         if words and words[0][0] != "call":
             name, lloc = words.pop(0)
-            if event not in LAYER_EVENTS:
-                errors.append((lloc, f"event {event} takes no layer or net (only "
-                                     f"{', '.join(LAYER_EVENTS)} do)"))
-                continue
-            layer, net, problem = _target(name, layers, nets)
+            problem = _named(event, name, layers, nets)
             if problem:
                 errors.append((lloc, problem))
                 continue
+            layer, net, _ = _target(name, layers, nets)
         if not words or words[0][0] != "call":
             errors.append((words[0][1] if words else eloc,
                            "expected 'call ROUTINE \"FILE\"' (host callbacks are given from "
@@ -160,13 +173,11 @@ def hook_points(callbacks: dict, network) -> dict[HookPoint, Callable]:
                              f"{', '.join(EVENTS)})")
         net = None
         if layer is not None:
-            if event not in LAYER_EVENTS:
-                raise ValueError(f"callback ({event!r}, {layer!r}): event {event} takes no "
-                                 f"layer or net")
             name = layer
-            layer, net, problem = _target(name, network.layers, nets)
+            problem = _named(event, name, network.layers, nets)
             if problem:
                 raise ValueError(f"callback ({event!r}, {name!r}): {problem}")
+            layer, net, _ = _target(name, network.layers, nets)
             if layer is not None and network.layers[layer].kind in ("input", "binary"):
                 raise ValueError(f"callback ({event!r}, {layer!r}): {layer} is an input layer, "
                                  f"which has no forward or backward step")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rapsim.compiler.behaviours import LAYER_EVENTS, SYS_HOOK, HookPoint
+from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
 from rapsim.errors import RapError
 
@@ -237,17 +237,27 @@ class _Gen:
 
     # -- behaviours -------------------------------------------------------------------
     def hook(self, event: str, layer: str | None = None) -> None:
-        """The behaviours of a hook point (compiler/behaviours.py): the
-        description's assembly routines, called with AR2 = the epoch, AR3 =
-        the current pattern's row, AR4 = the layer's own activations and AR5
-        = its own units (0 and 0 without a layer); then, for a host
-        callback, a barrier (every node at this point) and a HOOK host call,
-        whose answer 1 stops training."""
+        """The behaviours of a hook point (compiler/behaviours.py): those of
+        every net, then those of the net being trained (a pass event without
+        a layer, or an epoch event: :meth:`epoch_hook`)."""
+        if event in EPOCH_EVENTS:
+            self.epoch_hook(event)
+            return
+        self.pass_hook(event, layer)
+        if layer is None and event in LAYER_EVENTS:
+            p = self.p
+            self.pass_hook(event, None, p.network.name if self.sub is None else self.sub.name)
+
+    def pass_hook(self, event: str, layer: str | None, net: str | None = None) -> None:
+        """The description's assembly routines of exactly this point, called
+        with AR2 = the epoch, AR3 = the current pattern's row, AR4 = the
+        layer's own activations and AR5 = its own units (0 and 0 without a
+        layer); then, for a host callback, a barrier (every node at this
+        point) and a HOOK host call, whose answer 1 stops training."""
         e, p = self.e, self.p
         lp = p.layers[layer] if layer is not None else None
-        net = p.network.name if self.sub is None else self.sub.name
         for b in p.network.behaviours:
-            if b.event != event or b.layer != layer or b.net not in (None, net):
+            if b.event != event or b.layer != layer or b.net != net:
                 continue
             e.ins("LDI", "R5", "AR2")
             e.ins("LDI", "@cur", "AR3")
@@ -257,22 +267,27 @@ class _Gen:
             else:
                 e.ins("LDI", "0", "AR4")
                 e.ins("LDI", "0", "AR5")
-            e.ins("CALL", b.routine, comment=f"behaviour {event}" + (f" {layer}" if layer else ""))
-        points = [HookPoint(event, layer)]
-        if layer is None and event in LAYER_EVENTS:
-            points.append(HookPoint(event, None, net))
-        for point in (q for q in points if q in p.host_hooks):
-            self.barrier()
-            e.ins("LDI", str(SYS_HOOK), "R0")
-            e.ins("LDI", str(p.host_hooks.index(point)), "AR2")
-            e.ins("LDI", "R5", "AR3")
-            k = 0 if self.sub is None else 1 + p.network.nets.index(self.sub)
-            e.ins("LDI", str(k), "AR4")
-            e.ins("CALL", "_hostcall", comment=f"HOOK host call: {event}"
-                  + (f" {layer}" if layer else ""))
-            if event != "after_training":
-                e.ins("CMPI", "0", "R0")
-                e.ins("BNZ", "done", comment="a host callback stopped training")
+            e.ins("CALL", b.routine, comment=f"behaviour {event} {layer or net or ''}")
+        point = HookPoint(event, layer, net)
+        if point not in p.host_hooks:
+            return
+        self.barrier()
+        e.ins("LDI", str(SYS_HOOK), "R0")
+        e.ins("LDI", str(p.host_hooks.index(point)), "AR2")
+        e.ins("LDI", "R5", "AR3")
+        names = [p.network.name] + [s.name for s in p.network.nets]
+        if net is not None:
+            e.ins("LDI", str(names.index(net)), "AR4")
+        elif self.sub is not None:
+            e.ins("LDI", str(names.index(self.sub.name)), "AR4")
+        elif p.network.nets and p.network.training.alternate == "epoch" and not self.training:
+            e.ins("LDI", "@" + self.netsel(), "AR4", comment="the net of the epoch")
+        else:
+            e.ins("LDI", "0", "AR4")
+        e.ins("CALL", "_hostcall", comment=f"HOOK host call: {event} {layer or net or ''}")
+        if event != "after_training":
+            e.ins("CMPI", "0", "R0")
+            e.ins("BNZ", "done", comment="a host callback stopped training")
 
     # -- the passes -------------------------------------------------------------------
     def load_inputs(self) -> None:
@@ -562,6 +577,29 @@ class _Gen:
         e.ins("SUBI", "1", "R4")
         e.ins("BNZ", label)
 
+    def epoch_hook(self, event: str) -> None:
+        """An epoch's hooks: those of every epoch, then those of one net
+        (several nets): with ``alternate epoch`` only in the epochs that
+        train it (a run-time test of netsel); with ``alternate pattern``
+        every net trains in every epoch, so they run in every epoch."""
+        p = self.p
+        self.pass_hook(event, None)
+        names = [p.network.name] + [s.name for s in p.network.nets]
+        for k, name in enumerate(names):
+            mine = ([b for b in p.network.behaviours if b.event == event and b.net == name]
+                    or HookPoint(event, None, name) in p.host_hooks)
+            if not mine:
+                continue
+            skip = None
+            if p.network.nets and p.network.training.alternate == "epoch":
+                skip = f"{event}_not{k}"
+                self.e.ins("LDI", "@" + self.netsel(), "R0")
+                self.e.ins("CMPI", str(k), "R0")
+                self.e.ins("BNE", skip, comment=f"not an epoch of net {name}")
+            self.pass_hook(event, None, net=name)
+            if skip:
+                self.e.label(skip)
+
     def netsel(self) -> str:
         """The variable naming the net to train (0: the main net)."""
         if "netsel" not in self.e.vars:
@@ -615,9 +653,9 @@ class _Gen:
         self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
+        self.hook("after_epoch")
         if p.network.nets and p.network.training.alternate == "epoch":
             self.advance_netsel()
-        self.hook("after_epoch")
         e.ins("ADDI", "1", "R5")
         e.ins("BR", "epoch")
         e.label("done")

@@ -125,7 +125,8 @@ def test_bad_callbacks():
     network = net(XOR)
     data = xor_data()
     for cb, msg in [({"before_lunch": print}, "unknown event 'before_lunch'"),
-                    ({("after_epoch", "h"): print}, "event after_epoch takes no layer"),
+                    ({("after_epoch", "h"): print}, "event after_epoch takes a net, not a layer"),
+                    ({("before_training", "xor"): print}, "event before_training takes no layer"),
                     ({("after_forward", "q"): print}, "unknown layer or net 'q'"),
                     ({("after_forward", "x"): print}, "x is an input layer"),
                     ({"after_epoch": 3}, "is not callable")]:
@@ -197,7 +198,8 @@ def test_assembly_routine_runs_at_its_point(nodes, tmp_path):
 
 BAD = [
     ('behaviour after_lunch call _clip "clip.asm"\n', "9:11: error: unknown event 'after_lunch'"),
-    ('behaviour after_epoch h call _clip "clip.asm"\n', "9:23: error: event after_epoch takes no layer"),
+    ('behaviour after_epoch h call _clip "clip.asm"\n', "9:23: error: event after_epoch takes a net, not a layer"),
+    ('behaviour after_training xor call _clip "clip.asm"\n', "9:26: error: event after_training takes no layer or net"),
     ('behaviour after_forward q call _clip "clip.asm"\n', "9:25: error: unknown layer or net 'q'"),
     ('behaviour after_forward x call _clip "clip.asm"\n', "9:1: error: layer 'x' is an input"),
     ('behaviour after_epoch host\n', "9:23: error: expected 'call ROUTINE \"FILE\"'"),
@@ -297,3 +299,28 @@ def test_set_weights_checks_shapes():
         ctx.set_weights(w)
     with pytest.raises(ValueError, match=r"connects 'x->h' has shape \(3, 1\), not \(3, 2\)"):
         train(network, xor_data(), epochs=1, callbacks={"before_training": put})
+
+
+def test_per_net_epoch_hooks():
+    """alternate epoch: a net's epoch hooks run in the epochs that train it
+    (ctx.net names it); hooks of every epoch still run in all."""
+    from test_nets import POOL
+    network = net(POOL.replace("ALT", "epoch"))
+    data = random_data(network, 4, 1)
+    every, short = [], []
+    train(network, data, nodes=4, epochs=5,
+          callbacks={"before_epoch": lambda ctx: every.append((ctx.epoch, ctx.net)),
+                     ("after_epoch", "short"): lambda ctx: short.append((ctx.epoch, ctx.net))})
+    assert every == [(0, "main"), (1, "short"), (2, "direct"), (3, "main"), (4, "short")]
+    assert short == [(1, "short"), (4, "short")]
+
+
+def test_per_net_epoch_routine(tmp_path):
+    from test_nets import POOL
+    (tmp_path / "clip.asm").write_text(CLIP)
+    src = tmp_path / "t.net"
+    src.write_text(POOL.replace("ALT", "epoch") + 'behaviour before_epoch direct call _clip "clip.asm"\n')
+    text = compile_network(parse_file(src), 1).source
+    assert text.count("CALL    _clip") == 1
+    head = text.split("CALL    _clip")[0].rsplit("BNE", 1)[0]
+    assert head.rstrip().endswith("CMPI    2, R0")       # only in the epochs of net 'direct'
