@@ -22,6 +22,7 @@ itself, so no symbol index is written.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from .objfile import ObjectFile, ObjectFormatError, parse_object, read_bytes, write_atomic
@@ -29,6 +30,27 @@ from .objfile import ObjectFile, ObjectFormatError, parse_object, read_bytes, wr
 MAGIC = b"!<arch>\n"
 _HDR = 60
 _SKIP = ("/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED")
+_DECIMAL = re.compile(rb"[0-9]+")           # ASCII digits only (int() takes any Unicode digit)
+
+
+def _decimal(field: bytes) -> int | None:
+    f = field.strip(b" ")
+    return int(f) if _DECIMAL.fullmatch(f) else None
+
+
+def check_member_name(name: str) -> str | None:
+    """Why ``name`` cannot be an archive member's name (a file name of its
+    own: not empty, no '/', NUL or control character, not '.' or '..',
+    encodable as UTF-8), or None."""
+    if name in ("", ".", ".."):
+        return f"member name {name!r} is not a file name"
+    if any(c == "/" or ord(c) < 32 or ord(c) == 127 for c in name):
+        return f"member name {name!r} contains '/' or a control character"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"member name {name!r} is not valid UTF-8"
+    return None
 
 
 @dataclass
@@ -46,13 +68,12 @@ def parse_archive(data: bytes, name: str = "<archive>") -> list[Member]:
         if data[pos:pos + 1] == b"\n":          # padding some writers leave at the end
             pos += 1
             continue
-        hdr = data[pos:pos + _HDR]
+        at, hdr = pos, data[pos:pos + _HDR]
         if len(hdr) < _HDR or hdr[58:60] != b"`\n":
             raise ObjectFormatError(f"{name}: corrupt member header at byte {pos}")
-        try:
-            size = int(hdr[48:58].decode("ascii").strip())
-        except ValueError:
-            raise ObjectFormatError(f"{name}: corrupt member size at byte {pos}") from None
+        size = _decimal(hdr[48:58])
+        if size is None:
+            raise ObjectFormatError(f"{name}: corrupt member size at byte {pos}")
         start, end = pos + _HDR, pos + _HDR + size
         if size < 0 or end > len(data):
             raise ObjectFormatError(f"{name}: member at byte {pos} runs past the end of the file")
@@ -64,18 +85,21 @@ def parse_archive(data: bytes, name: str = "<archive>") -> list[Member]:
         if raw in _SKIP:
             continue
         if raw.startswith("#1/"):
-            n = int(raw[3:]) if raw[3:].isdigit() else -1
-            if not 0 <= n <= len(body):
+            n = _decimal(raw[3:].encode("latin-1"))
+            if n is None or not 0 <= n <= len(body):
                 raise ObjectFormatError(f"{name}: corrupt BSD long name {raw!r}")
             raw, body = body[:n].decode("utf-8", "replace").rstrip("\0"), body[n:]
-        elif raw.startswith("/") and raw[1:].isdigit():
-            off = int(raw[1:])
+        elif raw.startswith("/") and _decimal(raw[1:].encode("latin-1")) is not None:
+            off = _decimal(raw[1:].encode("latin-1"))
             stop = longnames.find(b"/\n", off)
             if off >= len(longnames) or stop < 0:
                 raise ObjectFormatError(f"{name}: long member name {raw!r} not in the name table")
             raw = longnames[off:stop].decode("utf-8", "replace")
         elif raw.endswith("/"):
             raw = raw[:-1]
+        why = check_member_name(raw)
+        if why:
+            raise ObjectFormatError(f"{name}: corrupt member header at byte {at}: {why}")
         out.append(Member(raw, bytes(body)))
     return out
 

@@ -38,9 +38,14 @@ from .reloc import RelocKind
 from .textsubs import _ID, shown
 from .walker import ADDRESS_SPACE, Unit, WalkerMixin
 from rapsim.errors import Diagnostics, RapError
+from rapsim.fileio import read_regular
 
 #: Undefined names that look like registers (AR8, IR2...): reported as such.
 _NOT_A_REGISTER = re.compile(r"(?:A?R|IR)\d+", re.I)
+
+#: Errors reported before the assembler gives up (a file of garbage, an
+#: expansion that fails on every line).
+ERROR_LIMIT = 1000
 
 __all__ = ["Assembler", "AsmResult", "assemble_file", "assemble_text", "parse_defines"]
 
@@ -106,6 +111,8 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
         self.seq = 0
         self.ended = False
         self.macro_depth = 0
+        self.expanded = 0                 # lines expanded so far (walker.EXPANSION_LIMIT)
+        self.expansion_start = None       # loc of the outermost macro call or .loop
         self.serial = 0
         self.open_files: list[str] = []
         self.prev_instr: int | None = None
@@ -135,9 +142,12 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
     def error(self, loc, col, msg: str) -> None:
         """Report ``msg`` at column ``col`` of the statement of ``loc``
         (``None``: the label field, column 1)."""
-        if msg:
+        if msg and self.n_errors < ERROR_LIMIT:
             self.n_errors += 1
             self._diag(loc, col, msg, "error")
+            if self.n_errors == ERROR_LIMIT:
+                self._diag(loc, col, f"{ERROR_LIMIT} errors: assembly stopped", "error")
+                self.ended = True
 
     def warning(self, loc, col, msg: str) -> None:
         self._diag(loc, col, msg, "warning")
@@ -311,8 +321,7 @@ class Assembler(WalkerMixin, DirectiveMixin, EmitMixin, ListingMixin):
 
     @staticmethod
     def read_lines(path: str) -> list[str]:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path)
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise OSError(0, "a UTF-16 text file; save it as UTF-8", path)
         if b"\0" in data:                # an object, an image...: one message, not hundreds

@@ -227,8 +227,13 @@ class Disassembler:
         r = c.relocs.get(off)
         if r is not None and r.kind is RelocKind.WORD32:
             return ".word   " + self.reloc_text(r)
-        note = f"  ; relocation {r.kind.value} {r.symbol} lost" if r is not None else ""
-        return ".word   " + _hexw(w) + note
+        if r is not None:
+            # only an instruction can carry this relocation, and the word is
+            # not one that takes it: source written back would drop it
+            raise ValueError(f"section {c.name}, offset 0x{off:X}: relocation {r.kind.value} "
+                             f"against {r.symbol!r} on the word {w:08X}, which is not an "
+                             "instruction with such an operand (a corrupt object?)")
+        return ".word   " + _hexw(w)
 
     def _header(self, c: Chunk) -> list[str]:
         if c.kind == "bss":
@@ -266,7 +271,11 @@ class Disassembler:
         for off in range(c.size):
             out += [f"{n}:" for n in c.labels.get(off, [])]
             w = int(c.words[off])
-            text = self._instruction(c, off, w) if c.kind == "text" else None
+            r = c.relocs.get(off)
+            # an instruction's relocation in a data section (code in .data)
+            # keeps its instruction form: a .word could not carry it
+            code = c.kind == "text" or (r is not None and r.kind is not RelocKind.WORD32)
+            text = self._instruction(c, off, w) if code else None
             out.append(self._line(text or self._word(c, off, w), c.base + off, w))
         out += [f"{n}:" for n in c.labels.get(c.size, [])]
         return out
@@ -307,7 +316,10 @@ def disassemble_object(obj: ObjectFile, name: str = "<object>") -> str:
     d = Disassembler(chunks, absolute=False, reserved=reserved)
     for sym, c, off in outside:
         prologue.append(f"{sym} .set {_plus(d.label_at(c, 0, make=True), off)}")
-    return d.render(header, prologue)
+    try:
+        return d.render(header, prologue)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
 
 
 def disassemble_image(img: Image, name: str = "<image>") -> str:

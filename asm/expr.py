@@ -124,7 +124,25 @@ def _compare(op: str, a, b) -> int:
     return int(a >= b)
 
 
+#: Integer values are exact up to this many bits (sign apart): enough for
+#: any constant of the C30's float formats (2**128 and beyond), and an
+#: expression whose value, or any intermediate value, is larger is an error
+#: rather than a number of millions of digits (``x*x`` repeated by .eval).
+INT_BITS = 2048
+
+
+def _bounded(v: int, col: int) -> int:
+    if v.bit_length() > INT_BITS:
+        raise ExprError(f"integer overflow: the value needs more than {INT_BITS} bits "
+                        f"(integers are -2**{INT_BITS}..2**{INT_BITS})", col)
+    return v
+
+
 def _int_op(op: str, a: int, b: int, col: int) -> int:
+    return _bounded(_int_op1(op, a, b, col), col)
+
+
+def _int_op1(op: str, a: int, b: int, col: int) -> int:
     if op == "+":
         return a + b
     if op == "-":

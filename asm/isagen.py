@@ -123,7 +123,8 @@ def generate(isa, memmap) -> str:
     w("/* memory map (rapsim/memmap.py) */")
     for name in ("RESET_VECTOR", "TRAP_VECTOR_BASE", "DRAM_BASE", "RINGIO_BASE", "RINGIO_SIZE",
                  "RAM0_BASE", "RAM1_BASE", "ONCHIP_BLOCK_SIZE", "RING_DATA", "RING_STAT",
-                 "RING_FWD", "NODE_ID", "NODE_COUNT", "HOST_CALL"):
+                 "RING_FWD", "NODE_ID", "NODE_COUNT", "HOST_CALL", "PERIPH_BASE", "PERIPH_SIZE",
+                 "DMA_GCR", "DMA_SRC", "DMA_DST", "DMA_CNT", "TIMER0_BASE", "TIMER1_BASE"):
         w(f"#define RAP_{name} 0x{getattr(memmap, name):06X}u")
     w("")
     w("#endif")
@@ -142,7 +143,9 @@ def generate_pxi(isa) -> str:
     names += [f"RAP_{n}" for n in ("RESET_VECTOR", "TRAP_VECTOR_BASE", "DRAM_BASE", "RINGIO_BASE",
                                    "RINGIO_SIZE", "RAM0_BASE", "RAM1_BASE", "ONCHIP_BLOCK_SIZE",
                                    "RING_DATA", "RING_STAT", "RING_FWD", "NODE_ID", "NODE_COUNT",
-                                   "HOST_CALL")]
+                                   "HOST_CALL", "PERIPH_BASE", "PERIPH_SIZE", "DMA_GCR",
+                                   "DMA_SRC", "DMA_DST", "DMA_CNT", "TIMER0_BASE",
+                                   "TIMER1_BASE")]
     lines = [
         "# Generated from asm/isa.py by asm/isagen.py.  Do not edit.",
         "from libc.stdint cimport uint8_t, int8_t, uint16_t, uint32_t",

@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rapsim.fileio import read_regular
+
 from .reloc import RelocKind
 
 OBJECT_MAGIC = b"RAPO"
@@ -253,8 +255,9 @@ def _unpack(data: bytes, name: str) -> tuple[bytes, dict, np.ndarray]:
     if end > len(data):
         raise ObjectFormatError(f"{name}: truncated header")
     try:
-        header = json.loads(data[_PREFIX.size:end].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        header = json.loads(data[_PREFIX.size:end].decode("utf-8"), parse_int=_json_int,
+                            parse_constant=_json_constant)
+    except ValueError as e:                  # bad UTF-8 or JSON, a number out of range
         raise ObjectFormatError(f"{name}: corrupt header ({e})") from None
     except RecursionError:                   # [[[[...]]]]: nested past Python's stack
         raise ObjectFormatError(f"{name}: corrupt header (nested too deeply)") from None
@@ -280,8 +283,31 @@ def _need(cond: bool, name: str, what: str) -> None:
         raise ObjectFormatError(f"{name}: corrupt {what}")
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+#: Every integer of a header is a 32-bit word, an address, a size or an
+#: index: one beyond 64 bits is refused while the JSON is read (never a
+#: conversion of thousands of digits).
+_JSON_INT_DIGITS = 20
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > _JSON_INT_DIGITS:
+        raise ValueError(f"a number of {len(text.lstrip('-'))} digits; header numbers have "
+                         f"at most {_JSON_INT_DIGITS}")
+    return int(text)
+
+
+def _json_constant(text: str):
+    raise ValueError(f"{text} is not a number of a RAP header")
+
+
+#: ranges of header fields (docs/object-format.md)
+_WORD_RANGE = (-(1 << 32), 1 << 32)      # symbol values, addends: a word, either sign
+_SIZE_RANGE = (0, 1 << 24)               # sizes, offsets, alignment: within the address space
+
+
+def _is_int(v, lo: int = -(1 << 63), hi: int = 1 << 64) -> bool:
+    """An integer (not a bool) with lo <= v <= hi."""
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
 
 def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
@@ -292,8 +318,8 @@ def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
         obj = ObjectFile(source=str(h.get("source", "")), files=[str(f) for f in h.get("files", [])])
         for s in h["sections"]:
             _need(isinstance(s, dict) and isinstance(s["name"], str) and s["kind"] in SECTION_KINDS
-                  and _is_int(s["size"]) and s["size"] >= 0 and _is_int(s.get("align", 1))
-                  and s.get("align", 1) >= 1, name, "section entry")
+                  and _is_int(s["size"], *_SIZE_RANGE) and _is_int(s.get("align", 1), 1, 1 << 24),
+                  name, "section entry")
             sec = Section(s["name"], s["kind"], s["size"], align=s.get("align", 1))
             sec.data = _slice(payload, s["data"], s["size"], name, f"section {s['name']}")
             _need((sec.data is None) == (s["kind"] == "bss"), name, f"section {s['name']}")
@@ -302,7 +328,8 @@ def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
                   f"section {s['name']} (relocations in an uninitialised section)")
             for r in s.get("relocs", []):
                 _need(isinstance(r, list) and len(r) == 4 and _is_int(r[0]) and 0 <= r[0] < s["size"]
-                      and isinstance(r[2], str) and _is_int(r[3]), name, f"relocation in {s['name']}")
+                      and isinstance(r[2], str) and _is_int(r[3], *_WORD_RANGE), name,
+                      f"relocation in {s['name']}")
                 try:
                     kind = RelocKind(r[1])
                 except ValueError:
@@ -315,7 +342,8 @@ def parse_object(data: bytes, name: str = "<object>") -> ObjectFile:
                 sec.lines.append(tuple(ln))
             obj.sections.append(sec)
         for y in h["symbols"]:
-            _need(isinstance(y, dict) and isinstance(y["name"], str) and _is_int(y["value"])
+            _need(isinstance(y, dict) and isinstance(y["name"], str)
+                  and _is_int(y["value"], *_WORD_RANGE)
                   and (y["section"] is None or isinstance(y["section"], str))
                   and y["binding"] in ("local", "global", "undefined"), name, "symbol entry")
             _need(y["section"] is None or obj.section(y["section"]) is not None, name,
@@ -343,11 +371,12 @@ def parse_image(data: bytes, name: str = "<image>") -> Image:
             img.segments.append(Segment(s["name"], s["address"], s["size"], s.get("kind", "text"),
                                         _slice(payload, s["data"], s["size"], name, f"segment {s['name']}")))
         syms = h.get("symbols", {})
-        _need(isinstance(syms, dict) and all(_is_int(v) for v in syms.values()), name, "symbol table")
+        _need(isinstance(syms, dict) and all(_is_int(v, *_WORD_RANGE) for v in syms.values()),
+              name, "symbol table")
         img.symbols = dict(syms)
         for ln in h.get("lines", []):
             _need(isinstance(ln, list) and len(ln) == 3 and all(_is_int(v) for v in ln)
-                  and 0 <= ln[1] < len(img.files), name, "line table")
+                  and 0 <= ln[0] < 1 << 24 and 0 <= ln[1] < len(img.files), name, "line table")
             img.lines.append(tuple(ln))
     except (KeyError, TypeError) as e:
         raise ObjectFormatError(f"{name}: corrupt header (missing or malformed {e})") from None
@@ -358,7 +387,7 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of a file; an unreadable or missing file is an
     :class:`ObjectFormatError` naming it."""
     try:
-        return Path(path).read_bytes()
+        return read_regular(path)
     except OSError as e:
         raise ObjectFormatError(f"{path}: cannot read: {e.strerror}") from None
 

@@ -74,26 +74,52 @@ class NumberRangeError(ValueError):
     """A well-formed floating-point literal that a double cannot hold."""
 
 
+#: Integer literals hold at most this many bits (expressions too, asm/expr.py).
+LITERAL_BITS = 64
+
+
+def short(text: str, most: int = 40) -> str:
+    """``text`` for a message: a long literal shortened, with its length."""
+    return text if len(text) <= most else f"{text[:most // 2]}... ({len(text)} characters)"
+
+
+def _int_literal(text: str, digits: str, base: int) -> int:
+    """An integer literal's digits as a value of at most LITERAL_BITS bits
+    (checked on the digit count first: never a conversion of thousands of
+    digits)."""
+    sig = digits.lstrip("0")
+    most = {2: 64, 8: 22, 10: 20, 16: 16}[base]
+    v = int(sig, base) if sig and len(sig) <= most else 0
+    if len(sig) > most or v >= 1 << LITERAL_BITS:
+        raise NumberRangeError(f"integer literal '{short(text)}' is out of range "
+                               f"(integers are at most {LITERAL_BITS} bits: 0..{(1 << LITERAL_BITS) - 1})")
+    return v
+
+
 def parse_number(text: str) -> int | float:
     """Value of a number literal: decimal ``42``, hex ``0x2A`` or ``2Ah``,
     binary ``101010b``, octal ``52q`` (or ``52o``), float ``1.5``,
-    ``2.5e-3``, ``1e3``.  Raises ValueError."""
+    ``2.5e-3``, ``1e3``.  Raises ValueError (NumberRangeError for a
+    well-formed literal out of range)."""
     low = text.lower()
-    if low.isdigit():
-        return int(low, 10)
+    if low.isdigit() and low.isascii():
+        return _int_literal(text, low, 10)
     if low.startswith("0x") and len(low) > 2:
-        return int(low[2:], 16)           # ValueError on a bad digit
-    if _FLOAT_RE.fullmatch(low):
+        int(low[2:3], 16)                 # ValueError on a bad digit
+        if not all(c in "0123456789abcdef" for c in low[2:]):
+            raise ValueError(text)
+        return _int_literal(text, low[2:], 16)
+    if _FLOAT_RE.fullmatch(low) and low.isascii():
         v = float(low)
         if v == float("inf"):
-            raise NumberRangeError(f"floating-point literal '{text}' is too large")
+            raise NumberRangeError(f"floating-point literal '{short(text)}' is too large")
         if v == 0.0 and low.split("e")[0].strip("0.") != "":
-            raise NumberRangeError(f"floating-point literal '{text}' is too small "
+            raise NumberRangeError(f"floating-point literal '{short(text)}' is too small "
                                    "(it would become 0)")
         return v
     for suffix, base, digits in _RADIX:
         if low.endswith(suffix) and len(low) > 1 and all(c in digits for c in low[:-1]):
-            return int(low[:-1], base)
+            return _int_literal(text, low[:-1], base)
     raise ValueError(text)
 
 
@@ -156,7 +182,7 @@ class _Callbacks:
         except NumberRangeError as e:
             raise AsmSyntaxError(str(e), _col(tok)) from None
         except ValueError:
-            raise AsmSyntaxError(f"bad number literal '{tok}'", _col(tok)) from None
+            raise AsmSyntaxError(f"bad number literal '{short(tok)}'", _col(tok)) from None
 
     def symbol(self, c):
         tok = c[0]
@@ -218,7 +244,10 @@ class _Callbacks:
         if index is not None and index[0] in "iI":
             index = (Sym(index, col), col)
         elif index is not None:
-            index = (int(index), col)
+            try:
+                index = (parse_number(index), col)
+            except ValueError as e:
+                raise AsmSyntaxError(str(e), col) from None
         return _indirect(col, pre, "AR" + ar, col, post, col, index, circ, bitrev, col)
 
     def indirect(self, c):

@@ -67,6 +67,20 @@ def shown(text: str) -> str:
                        else m.group("name") + "?", text)
 
 
+#: Characters a substitution symbol's text, or a line after substitution,
+#: may have: symbols whose texts name other symbols twice expand
+#: exponentially (docs/assembler.md, "Limits").
+SUBST_LIMIT = 1 << 16
+
+
+class SubstitutionTooLong(ValueError):
+    """A line grew past SUBST_LIMIT characters by substitution."""
+
+    def __init__(self):
+        super().__init__(f"substitution makes the line longer than {SUBST_LIMIT} characters "
+                         "(substitution symbols that expand to each other?)")
+
+
 def _expand(name: str, table: dict[str, str], seen: frozenset) -> str:
     """The text of substitution symbol ``name``, its own symbols replaced."""
     text = table[name]
@@ -77,7 +91,10 @@ def _expand(name: str, table: dict[str, str], seen: frozenset) -> str:
         if n is None or n in seen or n not in table:
             return m.group(0)
         return _expand(n, table, seen)
-    return _BARE_RE.sub(repl, text)
+    text = _BARE_RE.sub(repl, text)
+    if len(text) > SUBST_LIMIT:
+        raise SubstitutionTooLong()
+    return text
 
 
 def substitute(line: str, table: dict[str, str], keep_last: bool = False) -> str:
@@ -108,7 +125,10 @@ def substitute(line: str, table: dict[str, str], keep_last: bool = False) -> str
         if n is None or n not in table:
             return m.group(0)
         return _expand(n, table, frozenset())
-    return line[:start] + _BARE_RE.sub(bare, body) + tail
+    line = line[:start] + _BARE_RE.sub(bare, body) + tail
+    if len(line) > SUBST_LIMIT:
+        raise SubstitutionTooLong()
+    return line
 
 
 def _last_comma(text: str) -> int:

@@ -22,13 +22,19 @@ from .macros import MACRO_DEPTH_LIMIT, Macro, directive_word, split_args
 from .operands import Reloc
 from .parser import AsmSyntaxError, is_reserved, parse_statement, split_line
 from .statements import Bad, Directive, Instr, Str
-from .textsubs import _ID, scope_locals, substitute
+from .textsubs import _ID, SUBST_LIMIT, SubstitutionTooLong, scope_locals, substitute
 
 __all__ = ["WalkerMixin", "Unit", "INCLUDE_DEPTH_LIMIT"]
 
 INCLUDE_DEPTH_LIMIT = 32
 #: Most repetitions of one ``.loop`` block (TI's default count is 1024).
 LOOP_LIMIT = 1 << 20
+#: Lines that macro calls and .loop repetitions may expand to in one
+#: assembly, all expansions together: a recursive macro whose every call
+#: calls it twice, or nested .loops, stay within depth and count limits yet
+#: would expand to billions of lines.  Reported at the line that started the
+#: outermost expansion.
+EXPANSION_LIMIT = 1 << 20
 LOOP_DEFAULT = 1024
 #: Directives read from the raw statement text, not parsed as expressions.
 RAW_DIRECTIVES = frozenset({".asg", ".eval", ".var"})
@@ -125,7 +131,11 @@ class WalkerMixin:
             if lst is not None:
                 self.list_line(unit, lineno, text)
             if text and (self.subst or "$" in text or "?" in text) and text[0] not in "*;":
-                text = self._rewrite(text)
+                try:
+                    text = self._rewrite(text)
+                except SubstitutionTooLong as e:
+                    self.error((self.seq, f, lineno, 0, note), 1, str(e))
+                    continue
             try:
                 label, stext, col = split_line(text)
             except AsmSyntaxError as e:
@@ -326,7 +336,15 @@ class WalkerMixin:
             self.error(loc, 1, f"macro calls nested deeper than {MACRO_DEPTH_LIMIT} "
                                f"(is '{m.name}' recursive?)")
             return
+        if len(argtext) > SUBST_LIMIT:
+            self.error(loc, 1, f"the arguments of macro '{m.name}' are {len(argtext)} characters "
+                               f"long; at most {SUBST_LIMIT}")
+            return
         args = split_args(argtext)
+        if not self.macro_depth and not self.loop_depth:
+            self.expansion_start = loc
+        if not self._expanding(len(m.body), loc):
+            return
         if len(args) > len(m.params):
             self.error(loc, 1, f"macro '{m.name}' takes {len(m.params)} argument"
                                f"{'s' if len(m.params) != 1 else ''}, got {len(args)}")
@@ -345,6 +363,19 @@ class WalkerMixin:
                 self.subst[name] = old
         self.macro_depth -= 1
         self.scope = caller_scope
+
+    def _expanding(self, lines: int, loc) -> bool:
+        """Count ``lines`` more expanded lines (a macro body, a .loop
+        repetition) against EXPANSION_LIMIT; past it, report the error at the
+        line that started the outermost expansion and end the assembly."""
+        self.expanded += lines
+        if self.expanded <= EXPANSION_LIMIT:
+            return True
+        start = self.expansion_start or loc
+        self.error(start, 1, f"macro and .loop expansion exceeds {EXPANSION_LIMIT} lines "
+                             "(a recursive macro or nested .loops?); assembly stopped")
+        self.ended = True
+        return False
 
     # -- line rewriting: substitution symbols and local labels --------------
     def _rewrite(self, text: str) -> str:
@@ -388,6 +419,10 @@ class WalkerMixin:
         if name == ".asg":
             if len(value) >= 2 and value[0] == value[-1] == '"':
                 value = value[1:-1].replace('""', '"')
+            if len(value) > SUBST_LIMIT:
+                self.error(loc, col, f".asg: the text is {len(value)} characters long; "
+                                     f"a substitution symbol holds at most {SUBST_LIMIT}")
+                return
             self.subst[sym] = value
             return
         # parsed at its own column, so that errors point into the line
@@ -432,8 +467,12 @@ class WalkerMixin:
         # the repetitions are listed as expansions ('+'), like a macro's lines
         sub = Unit(unit.file, linenos, unit.note, unit.tfile, unit.tline, "+")
         self.prev_instr = None
+        if not self.macro_depth and not self.loop_depth:
+            self.expansion_start = loc
         self.loop_depth += 1
         for _ in range(count):
+            if not self._expanding(len(body), loc):
+                break
             self._run(body, sub)
             if self.breaking or self.ended:
                 break

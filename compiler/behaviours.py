@@ -233,7 +233,7 @@ class HookContext:
                 if np.shape(given[key]) != v.shape:
                     raise ValueError(f"set_weights: {group} {key!r} has shape "
                                      f"{np.shape(given[key])}, not {v.shape}")
-        self.host.write_weights(self.sim, weights, momentum=False)
+        self.host.write_weights(self.sim, weights, keep_momentum=True)
 
     def _act(self, layer: str):
         plan = self.host.plan
@@ -303,7 +303,8 @@ class HookHost:
         self.calls[(node, i)] = n + 1
         key = (i, n)
         if key not in self.answers:
-            epoch = epoch if point.event != "before_training" else -1
+            # the run's epoch (a resumed run goes on from its saved epochs)
+            epoch = epoch + self.host.first_epoch if point.event != "before_training" else -1
             pattern = -1
             if point.event not in ("before_training", "after_training", "before_epoch",
                                    "after_epoch"):

@@ -96,7 +96,21 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     where the program calls the host for a host callback."""
     plan = lower(network, nodes, memory)
     plan.host_hooks = list(host_hooks)
-    source = generate(plan)
-    image = assemble(plan, source)
+    return build_program(plan, lambda long_branches: generate(plan, long_branches))
+
+
+def build_program(plan: Plan, source_of) -> Program:
+    """Assemble and link the program ``source_of(long_branches)`` generates
+    for ``plan``, and check its layout.  A program too large for PC-relative
+    branches (a long chain of layers) is generated again with absolute ones;
+    the cycle counts of all other programs are unchanged."""
+    source = source_of(False)
+    try:
+        image = assemble(plan, source)
+    except RapError as e:
+        if "PC-relative branches reach" not in str(e):
+            raise
+        source = source_of(True)
+        image = assemble(plan, source)
     check_layout(plan, image)
     return Program(plan, source, image)

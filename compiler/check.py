@@ -66,15 +66,33 @@ def build_network(desc: Description) -> Network:
     training, where = build_training(desc.settings, errors)
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
+    stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
         raise Diagnostics(messages)
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets)
+                  nets=subnets, stats=stats)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
+
+
+def _stats(desc: Description, errors: list) -> list[str]:
+    """The statistics the description selects: known names, each once."""
+    from .stats import available
+    known, out, seen = available(), [], {}
+    for n in desc.stats:
+        if n.text not in known:
+            errors.append((n.loc, f"unknown statistic {n.text!r} (there are: "
+                                  f"{', '.join(known)})"))
+        elif n.text in seen:
+            errors.append((n.loc, f"statistic {n.text!r} is selected twice (also at "
+                                  f"{seen[n.text]})"))
+        else:
+            seen[n.text] = n.loc
+            out.append(n.text)
+    return out
 
 
 def derive_orders(net: Network) -> tuple[list[str], list[str]]:

@@ -71,11 +71,21 @@ class Var:
     sym: str
 
 
-class _Emitter:
-    """Collects the text, .data and the per-node table of the program."""
+#: the condition that skips a long branch (docs/compiler.md, "Long branches")
+_INVERSE = {"Z": "NZ", "NZ": "Z", "EQ": "NE", "NE": "EQ", "LT": "GE", "GE": "LT",
+            "LE": "GT", "GT": "LE"}
 
-    def __init__(self, nodes: int):
+
+class _Emitter:
+    """Collects the text, .data and the per-node table of the program.
+    ``long_branches``: conditional branches become a skip over an absolute
+    BR (reach: the whole address space) instead of a PC-relative Bcond
+    (reach: -32768..+32767 words), for programs too large for the latter."""
+
+    def __init__(self, nodes: int, long_branches: bool = False):
         self.nodes = nodes
+        self.long_branches = long_branches
+        self.skips = 0
         self.text: list[str] = []
         self.data: list[str] = []
         self.consts: dict[str, str] = {}
@@ -86,6 +96,20 @@ class _Emitter:
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
         self.text.append(f"{line:<48}; {comment}" if comment else line)
+
+    def branch(self, cond: str, target: str, comment: str = "") -> None:
+        """``B<cond> target``, or with long branches ``B<not cond> skip; BR
+        target; skip:`` (TMS320C3x User's Guide 13: Bcond takes a 16-bit
+        PC-relative displacement, BR a 24-bit address)."""
+        if not self.long_branches:
+            self.ins(f"B{cond}", target, comment=comment)
+            return
+        self.skips += 1
+        skip = f"_lb{self.skips}"
+        self.ins(f"B{_INVERSE[cond]}", skip,
+                 comment=f"long branch: B{cond} {target}" + (f" ({comment})" if comment else ""))
+        self.ins("BR", target)
+        self.label(skip)
 
     def label(self, name: str) -> None:
         self.text.append(f"{name}:")
@@ -135,9 +159,9 @@ class _Emitter:
 class _Gen:
     """Generates the program of one plan."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, long_branches: bool = False):
         self.p = plan
-        self.e = _Emitter(plan.nodes)
+        self.e = _Emitter(plan.nodes, long_branches)
         self.n = plan.nodes
         #: in a training pattern (the forward and backward hooks run there only)
         self.training = False
@@ -287,7 +311,7 @@ class _Gen:
         e.ins("CALL", "_hostcall", comment=f"HOOK host call: {event} {layer or net or ''}")
         if event != "after_training":
             e.ins("CMPI", "0", "R0")
-            e.ins("BNZ", "done", comment="a host callback stopped training")
+            e.branch("NZ", "done", comment="a host callback stopped training")
 
     # -- the passes -------------------------------------------------------------------
     def load_inputs(self) -> None:
@@ -541,8 +565,10 @@ class _Gen:
         """R4 patterns in the order the host wrote at hv_order: train them
         (forward, backward, update) or evaluate them (forward, log)."""
         e = self.e
+        self.begin_pass(train)
         e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
         e.label(label)
+        self.before_record()
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
@@ -551,7 +577,7 @@ class _Gen:
             e.ins("LDI", "@" + self.netsel(), "R0", comment="the net of this pattern")
             for k in range(1, len(nets)):
                 e.ins("CMPI", str(k), "R0")
-                e.ins("BEQ", f"{label}_net{k}")
+                e.branch("EQ", f"{label}_net{k}")
         for k, sub in enumerate(nets):
             if k:
                 e.label(f"{label}_net{k}")
@@ -575,7 +601,18 @@ class _Gen:
             if self.p.network.training.alternate == "pattern":
                 self.advance_netsel()
         e.ins("SUBI", "1", "R4")
-        e.ins("BNZ", label)
+        e.branch("NZ", label)
+        self.end_pass()
+
+    # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
+    def begin_pass(self, train: bool) -> None:
+        """Before the first pattern of a pass (R4: its patterns)."""
+
+    def before_record(self) -> None:
+        """Before each pattern's ``cur`` is taken from the order (AR7)."""
+
+    def end_pass(self) -> None:
+        """After the last pattern of a pass, before the barrier."""
 
     def epoch_hook(self, event: str) -> None:
         """An epoch's hooks: those of every epoch, then those of one net
@@ -595,7 +632,7 @@ class _Gen:
                 skip = f"{event}_not{k}"
                 self.e.ins("LDI", "@" + self.netsel(), "R0")
                 self.e.ins("CMPI", str(k), "R0")
-                self.e.ins("BNE", skip, comment=f"not an epoch of net {name}")
+                self.e.branch("NE", skip, comment=f"not an epoch of net {name}")
             self.pass_hook(event, None, net=name)
             if skip:
                 self.e.label(skip)
@@ -617,30 +654,14 @@ class _Gen:
 
     def program(self) -> str:
         e, p = self.e, self.p
-        net = p.network
-        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
-                  f"{net.connections()} connections, on {self.n} nodes")
-        e.label("_main")
-        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
-        e.ins("LDI", "@k_ring", "AR0")
-        e.ins("NOP")
-        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
-        e.ins("CMPI", str(self.n), "R0")
-        e.ins("BNE", "wrong_n")
-        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
-        e.ins("MPYI", "NV_WORDS", "R0")
-        e.ins("ADDI", "@k_nvtab", "R0")
-        e.ins("LDI", "R0", "AR3")
-        e.ins("LDI", "@k_nv", "AR2")
-        e.ins("LDI", "NV_WORDS", "AR4")
-        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+        self.prologue()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
         self.hook("before_training")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
         e.ins("LDI", "R0", "R4", comment="R4: patterns left")
-        e.ins("BLT", "no_host")
-        e.ins("BZ", "done")
+        e.branch("LT", "no_host")
+        e.branch("Z", "done")
         self.hook("before_epoch")
         if p.network.nets and p.network.training.alternate == "pattern":
             e.ins("LDI", "0", "R0")
@@ -649,7 +670,7 @@ class _Gen:
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
         e.ins("LDI", "R0", "R4")
-        e.ins("BLE", "next")
+        e.branch("LE", "next")
         self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
@@ -662,6 +683,38 @@ class _Gen:
         self.hook("after_training")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
+        self.failures()
+        return self.assemble_text()
+
+    def prologue(self, before_ldp: tuple[str, ...] = ()) -> None:
+        """``_main``: DP, the node count check, this node's row of the
+        per-node table (``before_ldp``: instructions that run first, e.g.
+        keeping main's arguments)."""
+        e, p = self.e, self.p
+        net = p.network
+        e.comment(f"network {net.name}: {len(net.layers)} layers, {len(net.connects)} connects, "
+                  f"{net.connections()} connections, on {self.n} nodes")
+        e.label("_main")
+        e.ins("LDP", "nv", comment="DP: the page of all .data (checked at link time)")
+        for line in before_ldp:
+            e.text.append(line)
+        e.ins("LDI", "@k_ring", "AR0")
+        e.ins("NOP")
+        e.ins("LDI", "*+AR0(NODE_COUNT_OFS)", "R0")
+        e.ins("CMPI", str(self.n), "R0")
+        e.branch("NE", "wrong_n")
+        e.ins("LDI", "*+AR0(NODE_ID_OFS)", "R0")
+        e.ins("MPYI", "NV_WORDS", "R0")
+        e.ins("ADDI", "@k_nvtab", "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.ins("LDI", "@k_nv", "AR2")
+        e.ins("LDI", "NV_WORDS", "AR4")
+        e.ins("CALL", "_vcopy", comment="this node's row of the per-node table")
+
+    def failures(self) -> None:
+        """The exits with a message (exit status 2): a machine of another
+        size, no training host."""
+        e = self.e
         e.label("wrong_n")
         e.ins("LDI", "@k_wrongmsg", "AR3")
         e.ins("LDI", "wrongmsg_end-wrongmsg", "AR4")
@@ -674,7 +727,10 @@ class _Gen:
         e.ins("CALL", "_write")
         e.ins("LDI", "2", "AR2")
         e.ins("CALL", "_exit")
-        return self.assemble_text()
+
+    def page_vars(self) -> list[str]:
+        """More variables on the DP page (a subclass's own)."""
+        return []
 
     def callees(self) -> set[str]:
         """The firmware routines the program calls (imported with .global)."""
@@ -712,6 +768,7 @@ class _Gen:
         out.append("k_nvtab: .word nvtab")
         out.append("k_wrongmsg: .word wrongmsg")
         out.append("k_nohostmsg: .word nohostmsg")
+        out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
         # the end of what @ addresses; the rest is reached through pointers
@@ -741,6 +798,7 @@ class _Gen:
         return "\n".join(out) + "\n"
 
 
-def generate(plan: Plan) -> str:
-    """The assembly source of ``plan``'s SPMD training program."""
-    return _Gen(plan).program()
+def generate(plan: Plan, long_branches: bool = False) -> str:
+    """The assembly source of ``plan``'s SPMD training program
+    (``long_branches``: see :class:`_Emitter`)."""
+    return _Gen(plan, long_branches).program()

@@ -26,6 +26,7 @@ rows and are kept in ``labels``.  Every problem raises
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import zipfile
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rapsim.errors import RapError
+from rapsim.fileio import open_regular
 
 from .ir import Network
 
@@ -92,63 +94,138 @@ _NPZ_TEST_KEYS = (("test_inputs", "test_targets"), ("x_test", "y_test"))
 
 
 def load_patterns(path, network: Network) -> Database:
-    """Read a pattern file and check it against ``network``."""
+    """Read a pattern file and check it against ``network``.  Only regular
+    files are read (a device such as /dev/zero, or a FIFO, is refused rather
+    than read for ever), at most MAX_PATTERN_BYTES; numpy headers are checked
+    (numeric dtype, a shape the file's bytes can hold, the net's columns)
+    before any array is allocated."""
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise RapError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise RapError(f"{path}: is a folder, not a pattern file")
     suffix = os.path.splitext(path)[1].lower()
-    if suffix == ".npz":
-        return _load_npz(path, network)
-    if suffix == ".npy":
-        arr = _np_load(path)
-        if not isinstance(arr, np.ndarray):
-            arr.close()
-            raise RapError(f"{path}: is a .npz archive, not a .npy array: name it .npz")
-        if arr.ndim != 2:
-            raise RapError(f"{path}: expected a 2-D array (a row per pattern), got shape {arr.shape}")
-        n_in = input_size(network)
-        cols = arr.shape[1]
-        if cols not in (n_in + output_size(network), n_in + 1):
-            raise RapError(f"{path}: rows have {cols} columns; the net takes {n_in} input values "
-                           f"and {output_size(network)} targets (or 1 class label)")
-        return Database(from_arrays(arr[:, :n_in], arr[:, n_in:], network, path))
-    return Database(_load_text(path, network))
+    with _open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if suffix == ".npz":
+            return _load_npz(fh, path, network)
+        if suffix == ".npy":
+            if fh.read(4) == b"PK\x03\x04":
+                raise RapError(f"{path}: is a .npz archive, not a .npy array: name it .npz")
+            fh.seek(0)
+            n_in, n_out = input_size(network), output_size(network)
+            shape = _npy_header(fh, path, None, size)
+            if len(shape) != 2:
+                raise RapError(f"{path}: expected a 2-D array (a row per pattern), got shape {shape}")
+            if shape[1] not in (n_in + n_out, n_in + 1):
+                raise RapError(f"{path}: rows have {shape[1]} columns; the net takes {n_in} input "
+                               f"values and {n_out} targets (or 1 class label)")
+            arr = _np_load(fh, path)
+            return Database(from_arrays(arr[:, :n_in], arr[:, n_in:], network, path))
+        return Database(_load_text(fh, path, network))
 
+
+#: Pattern files larger than this are refused before they are read
+#: (docs/reliability.md).
+MAX_PATTERN_BYTES = 1 << 30
 
 #: what numpy raises for a file (or an archive member) it cannot read
 _NP_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
-def _np_load(path: str):
+def _open_regular(path: str):
+    """``path`` opened for reading if it is a regular file of at most
+    MAX_PATTERN_BYTES (rapsim.fileio.open_regular)."""
     try:
-        return np.load(path, allow_pickle=False)
+        return open_regular(path, MAX_PATTERN_BYTES)
+    except FileNotFoundError:
+        raise RapError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RapError(f"{path}: is a folder, not a pattern file") from None
+    except OSError as e:
+        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _npy_header(fh, path: str, what: str | None, size: int) -> tuple:
+    """The shape in the .npy header at ``fh`` (left where it was), after
+    checking that the dtype is numeric and that the ``size`` bytes of the
+    file can hold the array: a header that claims terabytes is refused
+    before anything is allocated."""
+    start = fh.tell()
+    fmt = np.lib.format
+    unreadable = f"{path}: {what} is not readable" if what else f"{path}: not a readable numpy file"
+    what = what or "the array"
+    try:
+        version = fmt.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, _, dtype = fmt.read_array_header_2_0(fh)
+        else:
+            raise RapError(f"{path}: {what}: numpy format version {version[0]}.{version[1]} "
+                           "is not supported (1.0 and 2.0 are)")
+    except _NP_ERRORS as e:
+        raise RapError(f"{unreadable} ({e})") from None
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biuf":
+        raise RapError(f"{unreadable} (it holds {dtype}; pattern arrays hold numbers: bool, "
+                       "integer or float)")
+    if any(d < 0 for d in shape):
+        raise RapError(f"{path}: {what} has a negative dimension in shape {shape}")
+    need = math.prod(shape) * dtype.itemsize
+    have = size - (fh.tell() - start)
+    if need > have:
+        raise RapError(f"{path}: {what}: its header claims shape {shape} ({need} bytes) but "
+                       f"the file holds {max(have, 0)} bytes of data")
+    fh.seek(start)
+    return shape
+
+
+def _np_load(fh, path: str):
+    try:
+        return np.load(fh, allow_pickle=False)
     except _NP_ERRORS as e:
         raise RapError(f"{path}: not a readable numpy file ({e})") from None
 
 
-def _load_npz(path: str, network: Network) -> Database:
-    z = _np_load(path)
-    if isinstance(z, np.ndarray):
+def _load_npz(fh, path: str, network: Network) -> Database:
+    if fh.read(6) == b"\x93NUMPY":
         raise RapError(f"{path}: is a .npy array, not a .npz archive: name it .npy")
-    with z:
-        names = set(z.files)
+    fh.seek(0)
+    try:
+        zf = zipfile.ZipFile(fh)
+    except _NP_ERRORS as e:
+        raise RapError(f"{path}: not a readable numpy file ({e})") from None
+    with zf:
+        members = {n[:-4]: zf.getinfo(n) for n in zf.namelist() if n.endswith(".npy")}
+        names = set(members)
         keys = next((k for k in _NPZ_KEYS if set(k) <= names), None)
         if keys is None:
             raise RapError(f"{path}: expected arrays 'inputs' and 'targets' (or 'x' and 'y'); "
                            f"it holds {', '.join(sorted(names)) or 'nothing'}")
-        train = from_arrays(*_members(z, keys, path), network, path)
-        test = None
         tkeys = next((k for k in _NPZ_TEST_KEYS if set(k) <= names), None)
-        if tkeys is not None:
-            test = from_arrays(*_members(z, tkeys, path), network, f"{path} (test set)")
-        else:
+        if tkeys is None:
             for k in _NPZ_TEST_KEYS:
                 half = [n for n in k if n in names]
                 if half:
                     other = next(n for n in k if n not in names)
                     raise RapError(f"{path}: has a test array {half[0]!r} but no {other!r}")
+        total = 0
+        for k in keys + (tkeys or ()):
+            info = members[k]
+            total += info.file_size
+            if total > MAX_PATTERN_BYTES:
+                raise RapError(f"{path}: its arrays unpack to more than {MAX_PATTERN_BYTES} bytes")
+            try:
+                with zf.open(info) as member:
+                    shape = _npy_header(member, path, f"array {k!r}", info.file_size)
+            except _NP_ERRORS as e:
+                raise RapError(f"{path}: array {k!r} is not readable ({e})") from None
+            if len(shape) > 2:
+                raise RapError(f"{path}: array {k!r} has shape {shape}; expected a row per "
+                               "pattern (1-D or 2-D)")
+    fh.seek(0)
+    z = _np_load(fh, path)
+    with z:
+        train = from_arrays(*_members(z, keys, path), network, path)
+        test = None
+        if tkeys is not None:
+            test = from_arrays(*_members(z, tkeys, path), network, f"{path} (test set)")
     return Database(train, test)
 
 
@@ -271,10 +348,9 @@ _MAGIC = ((b"\x93NUMPY", "a .npy array: name it .npy"),
           (b"PK\x03\x04", "a zip file (a .npz archive?): name it .npz"))
 
 
-def _load_text(path: str, network: Network) -> PatternSet:
+def _load_text(fh, path: str, network: Network) -> PatternSet:
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = fh.read()
         for magic, what in _MAGIC:
             if raw.startswith(magic):
                 raise RapError(f"{path}: is {what}")

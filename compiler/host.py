@@ -39,6 +39,15 @@ from rapsim.compiler.reference import Weights
 from rapsim.memmap import DRAM_BASE
 
 
+def own_part(plan, cp, k: int) -> slice:
+    """Node k's part of a connect's weights in the reference's layout
+    (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
+    if cp.sparse is not None:
+        return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
+    sp = plan.layers[cp.connect.dst].split
+    return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
+
+
 class PatternData(Protocol):
     """A pattern database as the nodes see it (e.g.
     :class:`rapsim.compiler.data.PatternSet`): one input record and one
@@ -115,12 +124,20 @@ class TrainingHost:
     the previous epoch, training patterns then test patterns, as
     (patterns, output units); None before the first epoch); 0 stops.
     ``order(epoch) -> indices`` gives the training records of an epoch.
+    ``first_epoch``: the number of the program's first epoch for ``decide``
+    and ``order`` (a resumed run; the TRAIN calls and :class:`Mark` count
+    from 0).
     """
 
     def __init__(self, program: Program, train: PatternData, test: PatternData | None,
                  order: Callable[[int], np.ndarray],
-                 decide: Callable[[int, np.ndarray | None], float]):
+                 decide: Callable[[int, np.ndarray | None], float], *,
+                 first_epoch: int = 0):
         self.program = program
+        #: the epoch the program's epoch 0 is (a resumed run continues the
+        #: numbering: order and decide see the run's epochs from here on)
+        self.first_epoch = first_epoch
+        self.evaluated = False
         self.plan = program.plan
         self.train = _Records(*_records(train))
         self.test = _Records(*_records(test)) if test is not None and len(test.inputs) else None
@@ -144,13 +161,27 @@ class TrainingHost:
             raise ValueError("the test records do not have the training records' shape")
 
     # -- the database layout ------------------------------------------------------------
-    def _layout(self) -> None:
-        plan, sym = self.plan, self.program.image.symbols
-        records = len(self.train) + (len(self.test) if self.test else 0)
+    def _sizes(self) -> dict[str, int]:
+        """The words of each part of the database in a node's memory."""
+        plan = self.plan
+        records = self.eval_patterns
         sizes = {"in": records * plan.record_words, "tgt": records * plan.target_words,
                  "order": records}
         for name in plan.outputs:
             sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
+        return sizes
+
+    def fits(self) -> bool:
+        """Whether the database fits a node's memory (SRAM or DRAM)."""
+        try:
+            self._layout()
+        except LoweringError:
+            return False
+        return True
+
+    def _layout(self) -> None:
+        plan, sym = self.plan, self.program.image.symbols
+        sizes = self._sizes()
         total = sum(sizes.values())
         sram_lo = sym["__SRAM_free"] + STACK_RESERVE + 256
         if sram_lo + total <= sym["__SRAM_end"]:
@@ -182,26 +213,21 @@ class TrainingHost:
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
     def _own(self, cp, k: int) -> slice:
-        """Node k's part of a connect's weights in the reference's layout
-        (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
-        if cp.sparse is not None:
-            return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
-        sp = self.plan.layers[cp.connect.dst].split
-        return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
+        return own_part(self.plan, cp, k)
 
-    def write_weights(self, sim, weights: Weights, momentum: bool = True) -> None:
+    def write_weights(self, sim, weights: Weights, momentum: Weights | None = None, *,
+                      keep_momentum: bool = False) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:
         full connects (dst, src), bus (dst,), sparse (pairs,); biases (size,));
-        momentum 0; the index tables of sparse connects (pairs per own row,
-        source of each own pair)."""
+        the momentum terms ``momentum`` in the same layout (None: 0, or
+        ``keep_momentum``: as they are, for a behaviour's set_weights); the
+        index tables of sparse connects (pairs per own row, source of each
+        own pair)."""
         plan, sym = self.plan, self.program.image.symbols
+        self._write_rows(sim, weights, lambda cp: cp.weights, lambda lp: lp.bias)
+        if momentum is not None:
+            self._write_rows(sim, momentum, lambda cp: cp.momentum, lambda lp: lp.bias_m)
         for cp in plan.connects:
-            w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
-            for k in range(plan.nodes):
-                own = w[self._own(cp, k)]
-                # from a binary layer: column by column (firmware/binary.asm)
-                sim.write_floats(sym[cp.weights.name], (own.T if cp.binary else own).ravel(),
-                                 node=k)
             sp = cp.sparse
             if sp is not None and sp.kind == "index":
                 pairs, dst = cp.connect.pairs, plan.layers[cp.connect.dst].split
@@ -210,29 +236,51 @@ class TrainingHost:
                     cnt = np.bincount(own[:, 1] - dst.lo(k), minlength=dst.rows(k))
                     sim.write(sym[sp.cnt.name], cnt, node=k)
                     sim.write(sym[sp.idx.name], own[:, 0], node=k)
+        if momentum is None and not keep_momentum:
+            # momentum starts at 0.0 (memory starts at word 0, which is 1.0)
+            zero = ([cp.momentum for cp in plan.connects]
+                    + [lp.bias_m for lp in plan.layers.values()])
+            for buf in (b for b in zero if b is not None):
+                sim.write_floats(sym[buf.name], np.zeros(buf.words))
+
+    def _write_rows(self, sim, weights: Weights, cbuf, lbuf) -> None:
+        """Each node's rows of ``weights`` into the buffers ``cbuf(connect
+        plan)`` and ``lbuf(layer plan)`` (weights and biases, or their
+        momentum)."""
+        plan, sym = self.plan, self.program.image.symbols
+        for cp in plan.connects:
+            w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
+            for k in range(plan.nodes):
+                own = w[self._own(cp, k)]
+                # from a binary layer: column by column (firmware/binary.asm)
+                sim.write_floats(sym[cbuf(cp).name], (own.T if cp.binary else own).ravel(),
+                                 node=k)
         for name, lp in plan.layers.items():
-            if lp.bias is not None:
+            if lbuf(lp) is not None:
                 b = np.asarray(weights.biases[name], dtype=np.float64)
                 for k in range(plan.nodes):
-                    sim.write_floats(sym[lp.bias.name],
+                    sim.write_floats(sym[lbuf(lp).name],
                                      b[lp.split.lo(k):lp.split.lo(k) + lp.split.rows(k)], node=k)
-        # momentum starts at 0.0 (memory starts at word 0, which is 1.0);
-        # a behaviour's set_weights keeps it (momentum=False)
-        if not momentum:
-            return
-        zero = [cp.momentum for cp in plan.connects] + [lp.bias_m for lp in plan.layers.values()]
-        for buf in (b for b in zero if b is not None):
-            sim.write_floats(sym[buf.name], np.zeros(buf.words))
 
     def read_weights(self, sim) -> Weights:
         """The weights and biases now in the nodes, assembled whole."""
+        return self._read_rows(sim, lambda cp: cp.weights, lambda lp: lp.bias)
+
+    def read_momentum(self, sim) -> Weights | None:
+        """The momentum terms now in the nodes (None without momentum), in
+        the weights' layout."""
+        if not self.plan.momentum:
+            return None
+        return self._read_rows(sim, lambda cp: cp.momentum, lambda lp: lp.bias_m)
+
+    def _read_rows(self, sim, cbuf, lbuf) -> Weights:
         plan, sym = self.plan, self.program.image.symbols
         out = Weights()
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
             own = [self._own(cp, k) for k in range(plan.nodes)]
-            parts = [sim.read_floats(sym[cp.weights.name], (o.stop - o.start) * cols, node=k)
+            parts = [sim.read_floats(sym[cbuf(cp).name], (o.stop - o.start) * cols, node=k)
                      for k, o in enumerate(own)]
             if cp.binary:                       # stored column by column
                 parts = [p.reshape(cols, o.stop - o.start).T.ravel() for p, o in zip(parts, own)]
@@ -240,9 +288,9 @@ class TrainingHost:
             out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
                                              if cp.kind == "full" else w)
         for name, lp in plan.layers.items():
-            if lp.bias is not None:
+            if lbuf(lp) is not None:
                 out.biases[name] = np.concatenate([
-                    sim.read_floats(sym[lp.bias.name], lp.split.rows(k), node=k)
+                    sim.read_floats(sym[lbuf(lp).name], lp.split.rows(k), node=k)
                     for k in range(plan.nodes)])
         return out
 
@@ -278,7 +326,8 @@ class TrainingHost:
                 sim.write(self.addr["order"], self._order_words(epoch), node=node)
             return d.patterns
         if op == TRAIN_TEST:
-            sim.write(self.addr["order"], np.arange(self.eval_patterns), node=node)
+            self.evaluated = True
+            sim.write(self.addr["order"], self._eval_order_words(), node=node)
             self._reset_logs(sim, node)
             return self.eval_patterns
         from rapsim.daemon import DaemonError
@@ -287,11 +336,14 @@ class TrainingHost:
 
     def _order_words(self, epoch: int) -> np.ndarray:
         if epoch not in self._orders:
-            o = np.asarray(self.order(epoch), dtype=np.int64)
+            o = np.asarray(self.order(self.first_epoch + epoch), dtype=np.int64)
             if sorted(o.tolist()) != list(range(len(self.train))):
                 raise ValueError(f"the order of epoch {epoch} is not a permutation of the patterns")
             self._orders = {epoch: o}
         return self._orders[epoch]
+
+    def _eval_order_words(self) -> np.ndarray:
+        return np.arange(self.eval_patterns)
 
     def _reset_logs(self, sim, node: int) -> None:
         sym = self.program.image.symbols
@@ -300,7 +352,7 @@ class TrainingHost:
 
     def _decide(self, sim, epoch: int) -> EpochDecision:
         outputs = self.read_outputs(sim) if epoch > 0 else None
-        rate = float(self.decide(epoch, outputs))
+        rate = float(self.decide(self.first_epoch + epoch, outputs))
         if rate > 0:
             self.rates.append(rate)
         return EpochDecision(rate, len(self.train) if rate > 0 else 0)

@@ -125,7 +125,9 @@ class Network:
     inputs: list[str]
     outputs: list[str]
     training: Training = field(default_factory=Training)
-    params: dict[str, float] = field(default_factory=dict)   # resolved parameters
+    #: resolved parameters: a number, or a tuple of numbers for a list
+    #: (rapsim.compiler.params.param_table gives all as lists)
+    params: dict[str, float | tuple] = field(default_factory=dict)
     #: filled by the checker: layers in a forward (topological) order, and
     #: the reverse order used by back-propagation (CLONES' Net_order)
     forward_order: list[str] = field(default_factory=list)
@@ -139,6 +141,9 @@ class Network:
     #: the nets of the pool besides this (the main) one, trained in turn
     #: with it (rapsim.compiler.nets.SubNet; Training.alternate)
     nets: list = field(default_factory=list)
+    #: statistics selected by 'stats' statements (rapsim.compiler.stats),
+    #: computed by the host from the outputs after every epoch
+    stats: list[str] = field(default_factory=list)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

@@ -27,6 +27,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from rapsim.errors import RapError
+from rapsim.fileio import read_regular
 
 from .ir import Loc, Network
 from .behaviours import BehaviourDecl
@@ -147,6 +148,7 @@ class Description:
     settings: list[Setting] = field(default_factory=list)
     transfers: list[TransferDecl] = field(default_factory=list)
     behaviours: list[BehaviourDecl] = field(default_factory=list)
+    stats: list[Name] = field(default_factory=list)     # 'stats' statements
     params: dict[str, float] = field(default_factory=dict)
     param_locs: dict[str, Loc] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
@@ -183,18 +185,9 @@ def parse_text(text: str, filename: str = "<text>", params: dict | None = None,
 
 def read_file(path, params: dict | None = None) -> Description:
     """The declarations of ``path`` and its includes (not yet checked)."""
+    from rapsim.fileio import read_text as read_text_file
     path = os.fspath(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise RapError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RapError(f"{path}: is a folder, not a network description") from None
-    except OSError as e:
-        raise RapError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise RapError(f"{path}: not a network description (byte {e.start} is not UTF-8 "
-                       f"text)") from None
+    text = read_text_file(path, "a network description")
     return read_text(text, path, params, os.path.dirname(path))
 
 
@@ -212,9 +205,19 @@ def read_text(text: str, filename: str = "<text>", params: dict | None = None,
     return r.desc
 
 
-def parse_param_value(name: str, value) -> int | float:
+def parse_param_value(name: str, value) -> int | float | tuple:
     """A parameter override as a number: ints and floats pass, strings are
-    read as decimal numbers (``"256"``, ``"0.5"``, ``"1e-3"``)."""
+    read as decimal numbers (``"256"``, ``"0.5"``, ``"1e-3"``).  A list of
+    values (CLONES' Param: a name with a list of values) is a string of
+    comma-separated numbers (``"128,256"``) or a list or tuple of numbers,
+    and becomes a tuple; a list of one value is that value."""
+    if isinstance(value, str) and "," in value:
+        value = value.split(",")
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise RapError(f"parameter {name!r}: an empty list of values")
+        items = tuple(parse_param_value(name, v) for v in value)
+        return items[0] if len(items) == 1 else items
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise RapError(f"parameter {name!r}: {value!r} is not a number")
     given = value
@@ -295,7 +298,7 @@ class _Reader:
         if key in self.done:
             return                          # each file is read once
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
+            text = read_regular(path).decode("utf-8-sig")
         except OSError as e:
             self.desc.error(loc, f"cannot include {rel!r}: {e.strerror}")
             return
@@ -312,7 +315,7 @@ class _Reader:
 
     # -- statements -------------------------------------------------------
     def _param(self, st: Tree, file: str, base_dir: str) -> None:
-        tok, expr = st.children
+        tok, *exprs = st.children
         name, loc = str(tok), _loc(file, tok)
         if not self._free(tok, file, "a parameter"):
             return
@@ -324,7 +327,8 @@ class _Reader:
             self.desc.error(loc, f"{name!r} is a function and cannot be a parameter")
             return
         try:
-            value = self._eval(expr, file)
+            values = tuple(self._eval(expr, file) for expr in exprs)
+            value = values[0] if len(values) == 1 else values
         except _EvalError as e:
             self.desc.error(e.loc, str(e))
             value = None
@@ -402,6 +406,8 @@ class _Reader:
         names = [(str(w), _loc(file, w)) for w in words]
         path = (string[1:-1], _loc(file, string)) if string is not None else None
         self.desc.behaviours.append(BehaviourDecl(names, path, _tree_loc(file, st), base_dir))
+    def _stats(self, st: Tree, file: str, base_dir: str) -> None:
+        self.desc.stats.extend(_name(file, tok) for tok in st.children)
 
     def _train(self, st: Tree, file: str, base_dir: str) -> None:
         for e in st.children:
@@ -480,6 +486,8 @@ class _Reader:
             op = node.data
             if op in ("number", "ref"):
                 values.append(self._leaf(node, file))
+            elif op == "index":
+                values.append(self._index(node, file))
             elif op == "call":
                 args = [a for a in node.children[1:] if a is not None]
                 if ready:
@@ -511,7 +519,12 @@ class _Reader:
         if t.data == "ref":
             if text not in self.desc.params:
                 raise _EvalError(_loc(file, tok), f"unknown parameter {text!r}")
-            return self.desc.params[text]
+            value = self.desc.params[text]
+            if isinstance(value, tuple):
+                raise _EvalError(_loc(file, tok), f"parameter {text!r} is a list of "
+                                                  f"{len(value)} values: take one with "
+                                                  f"{text}[0] .. {text}[{len(value) - 1}]")
+            return value
         if not any(c in text for c in ".eE"):
             if len(text) > _MAX_DIGITS:
                 raise _EvalError(_tree_loc(file, t), f"the number {text[:12]}... is out of range")
@@ -520,6 +533,23 @@ class _Reader:
         if not math.isfinite(v):
             raise _EvalError(_tree_loc(file, t), f"the number {text} is out of range")
         return v
+
+
+    def _index(self, t: Tree, file: str):
+        """``NAME[i]``: value i (from 0) of a list parameter; a parameter of
+        one value is a list of one."""
+        tok, expr = t.children
+        name = str(tok)
+        if name not in self.desc.params:
+            raise _EvalError(_loc(file, tok), f"unknown parameter {name!r}")
+        value = self.desc.params[name]
+        items = value if isinstance(value, tuple) else (value,)
+        i = _whole(self._eval(expr, file), "a list index", _tree_loc(file, expr))
+        if not 0 <= i < len(items):
+            raise _EvalError(_tree_loc(file, expr),
+                             f"index {i} is out of range: parameter {name!r} has "
+                             f"{len(items)} value{'s' if len(items) > 1 else ''}")
+        return items[i]
 
 
 #: Integers stay exact, but no larger than floats go (about 1.8e308).
@@ -590,7 +620,8 @@ def _syntax_message(e: UnexpectedInput) -> str:
     return f"syntax error: unexpected {what}{tail}"
 
 
-_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "TRANSFER", "BEHAVIOUR"}
+_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "STATS", "TRANSFER",
+             "BEHAVIOUR"}
 _KEYWORDS_TEXT = {k.lower() for k in _KEYWORDS}
 
 

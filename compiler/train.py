@@ -20,6 +20,7 @@ network on a machine without training it to the end (``rap bench``).
 """
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -27,12 +28,15 @@ from typing import Callable
 import numpy as np
 
 from rapsim.compiler.build import Program, compile_network
+from rapsim.compiler.checkpoint import TrainingState, check_weights
 from rapsim.compiler.host import PatternData, TrainingHost
 from rapsim.compiler.ir import Network, Schedule
 from rapsim.compiler.metrics import Performance, performance
 from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pattern_correct,
                                        pattern_loss, pattern_order)
 from rapsim.compiler.schedule import next_learning_rate
+from rapsim.compiler.stats import available, compute
+from rapsim.compiler.stream import DEFAULT_BLOCK, StreamingHost, compile_streaming, is_streaming
 from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 
@@ -61,6 +65,14 @@ class TrainResult:
     totals: dict = field(default_factory=dict)   # machine counters of the whole run
     memory: list = field(default_factory=list)   # (symbol, words, region, role)
     database: str = ""                  # where the pattern database was placed
+    #: where training stands at the end (weights, momentum, epochs, the
+    #: shuffle's and the schedule's state): save it with
+    #: rapsim.compiler.checkpoint.save_state to resume later
+    state: TrainingState | None = None
+    #: the selected statistics after every epoch of this run
+    #: (rapsim.compiler.stats): {"epoch": e, "train": {name: value},
+    #: "test": {name: value} (with a test set)}
+    stats: list = field(default_factory=list)
 
     @property
     def simulated_seconds(self) -> float:
@@ -76,6 +88,15 @@ class TrainResult:
     def test_outputs(self) -> np.ndarray:
         return self.outputs[self.train_patterns:]
 
+    def _epoch_dict(self, e: EpochStats) -> dict:
+        d = {"epoch": e.epoch, "rate": e.rate, "train_loss": e.train_loss,
+             "train_accuracy": e.train_accuracy, "test_loss": e.test_loss,
+             "test_accuracy": e.test_accuracy}
+        st = next((s for s in self.stats if s["epoch"] == e.epoch), None)
+        if st is not None:
+            d["stats"] = {k: v for k, v in st.items() if k != "epoch"}
+        return d
+
     def to_dict(self) -> dict:
         """Everything but the weights and outputs, as JSON-ready values."""
         return {
@@ -86,9 +107,7 @@ class TrainResult:
             "train_patterns": self.train_patterns,
             "test_patterns": self.test_patterns,
             "stopped_by": self.stopped_by,
-            "epochs": [{"epoch": e.epoch, "rate": e.rate, "train_loss": e.train_loss,
-                        "train_accuracy": e.train_accuracy, "test_loss": e.test_loss,
-                        "test_accuracy": e.test_accuracy} for e in self.epochs],
+            "epochs": [self._epoch_dict(e) for e in self.epochs],
             "simulated_cycles": self.cycles,
             "simulated_seconds": self.simulated_seconds,
             "host_seconds": self.host_seconds,
@@ -118,16 +137,19 @@ class _Schedule:
     and the next rate, exactly as rapsim.compiler.reference.train does."""
 
     def __init__(self, network: Network, train_set, test_set, epochs: int,
-                 on_epoch: Callable[[EpochStats], None] | None):
+                 on_epoch: Callable[[EpochStats], None] | None,
+                 resume: TrainingState | None = None, stats: list[str] = ()):
         self.net = network
+        self.stat_names = list(stats)
+        self.stats: list[dict] = []
         self.t_train = np.asarray(train_set.targets, dtype=np.float64).reshape(len(train_set.targets), -1)
         self.t_test = (None if test_set is None or not len(test_set.targets) else
                        np.asarray(test_set.targets, dtype=np.float64).reshape(len(test_set.targets), -1))
         self.limit = epochs
         self.on_epoch = on_epoch
-        self.history: list[EpochStats] = []
-        self.rate = 0.0
-        self.stopped_by = "epochs"
+        self.history: list[EpochStats] = list(resume.history) if resume else []
+        self.rate = resume.rate if resume else 0.0
+        self.stopped_by = resume.stopped_by if resume else "epochs"
 
     def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
         if outputs is not None:
@@ -141,6 +163,13 @@ class _Schedule:
                 st.test_loss = float(np.mean(pattern_loss(self.net, yt, self.t_test)))
                 st.test_accuracy = float(np.mean(pattern_correct(self.net, yt, self.t_test)))
             self.history.append(st)
+            if self.stat_names:
+                n = len(self.t_train)
+                rec = {"epoch": epoch - 1,
+                       "train": compute(self.net, self.stat_names, outputs[:n], self.t_train)}
+                if self.t_test is not None:
+                    rec["test"] = compute(self.net, self.stat_names, outputs[n:], self.t_test)
+                self.stats.append(rec)
             if self.on_epoch is not None:
                 self.on_epoch(st)
         if epoch >= self.limit:
@@ -156,10 +185,32 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 test_set: PatternData | None = None, *, weights: Weights | None = None,
                 epochs: int | None = None, on_epoch=None,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
-                sample_every: int = 0, callbacks: dict | None = None) -> TrainResult:
+                sample_every: int = 0, resume: TrainingState | None = None,
+                stats: list[str] | None = None, stream: bool | None = None,
+                stream_block: int | None = None, instrument=None,
+                callbacks: dict | None = None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
-    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook).
+    machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook);
+    ``instrument(sim)`` once the program is loaded, before the run (to attach
+    traces, breakpoints or watchpoints: ``sim.probes``).
+
+    ``resume``: continue a run from its :class:`TrainingState` (weights,
+    momentum, epoch count, pattern-order seed, the schedule's rate and
+    errors): the epochs go on from ``resume.epochs_done``, and the result is
+    exactly that of one run without the break.  Then ``epochs`` counts the
+    epochs to run beyond the saved ones (None: up to the description's
+    ``epochs`` in all).
+
+    ``stats``: statistics (rapsim.compiler.stats) to compute after every
+    epoch besides the description's own (``network.stats``).
+
+    ``stream``: stream the patterns from host files in blocks of
+    ``stream_block`` records (rapsim.compiler.stream) -- True: always;
+    None (the default): only when the database does not fit a node's
+    memory (the program is then recompiled with streaming passes); False:
+    never (a database that does not fit is an error).
+
     ``callbacks``: host callbacks (rapsim.compiler.behaviours), at hook
     points the program was compiled with (``compile_network(...,
     host_hooks=...)``)."""
@@ -169,36 +220,79 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         raise RapError(f"the program was compiled for {program.plan.nodes} nodes, "
                        f"the machine has {config.nodes}")
     t = net.training
-    limit = t.epochs if epochs is None else epochs
-    sched = _Schedule(net, train_set, test_set, limit, on_epoch)
+    first = resume.epochs_done if resume else 0
+    if resume is not None:
+        if weights is not None:
+            raise RapError("give either weights or a state to resume from, not both")
+        limit = t.epochs if epochs is None else first + epochs
+        n = len(train_set.inputs)
+        if resume.train_patterns and resume.train_patterns != n:
+            raise RapError(f"the saved run trained on {resume.train_patterns} patterns, this "
+                           f"one has {n}: the pattern order would not go on")
+        seed, shuffle = resume.order_seed, resume.shuffle
+        weights = resume.weights
+    else:
+        limit = t.epochs if epochs is None else epochs
+        seed, shuffle = t.seed, t.shuffle
+    if weights is not None:
+        check_weights(net, weights)
+    names = list(net.stats) + [s for s in (stats or []) if s not in net.stats]
+    unknown = [s for s in names if s not in available()]
+    if unknown:
+        raise RapError(f"unknown statistic {unknown[0]!r} (there are: {', '.join(available())})")
+    sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names)
     n_train = len(train_set.inputs)
-    host = TrainingHost(program, train_set, test_set,
-                        lambda e: pattern_order(n_train, e, t.seed, t.shuffle), sched)
-    sim = Simulator(config, argv=["train"])
-    sim.load(program.image)
-    host.load(sim)
-    hooks = _hook_host(program, callbacks, host, sim)
-    host.write_weights(sim, weights or initial_weights(net))
-    t0 = time.perf_counter()
+    args = (train_set, test_set, lambda e: pattern_order(n_train, e, seed, shuffle), sched)
+    streaming = is_streaming(program)
+    if not streaming:
+        host = TrainingHost(program, *args, first_epoch=first)
+        if stream or (stream is None and not host.fits()):
+            program = compile_streaming(net, config.nodes, config.memory,
+                                        host_hooks=program.plan.host_hooks)
+            streaming = True
+    folder = tempfile.TemporaryDirectory(prefix="rap-stream-") if streaming else None
     try:
-        res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
-                      sampler=None if sampler is None else (lambda s: sampler(s, host)))
+        if streaming:
+            host = StreamingHost(program, *args, first_epoch=first, folder=folder.name,
+                                 block=stream_block or DEFAULT_BLOCK)
+        sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".")
+        sim.load(program.image)
+        host.load(sim)
+        hooks = _hook_host(program, callbacks, host, sim)
+        host.write_weights(sim, weights or initial_weights(net),
+                           resume.momentum if resume is not None else None)
+        if instrument is not None:
+            instrument(sim)
+        t0 = time.perf_counter()
+        try:
+            res = sim.run(max_cycles=max_cycles, sample_every=sample_every,
+                          sampler=None if sampler is None else (lambda s: sampler(s, host)))
+        finally:
+            sim.daemon.close_all()
+        host_seconds = time.perf_counter() - t0
+        if not res.ok or res.exit_status:
+            raise TrainingFailed("the simulated RAP stopped before training finished: "
+                                 + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
+        if hooks is not None and hooks.stopped is not None:
+            if hooks.stopped.event == "after_epoch":    # that epoch's evaluation pass is done
+                sched(hooks.stopped_epoch + 1, host.read_outputs(sim))
+            sched.stopped_by = "behaviour"
+        outputs = (host.read_outputs(sim) if host.evaluated       # (a stream's: in its files)
+                   else np.zeros((0, program.plan.target_words)))
     finally:
-        sim.daemon.close_all()
-    host_seconds = time.perf_counter() - t0
-    if not res.ok or res.exit_status:
-        raise TrainingFailed("the simulated RAP stopped before training finished: "
-                             + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
-    if hooks is not None and hooks.stopped is not None:
-        if hooks.stopped.event == "after_epoch":    # that epoch's evaluation pass is done
-            sched(hooks.stopped_epoch + 1, host.read_outputs(sim))
-        sched.stopped_by = "behaviour"
+        if folder is not None:
+            folder.cleanup()
     perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
                        config.hostcall_cycles, n_train, host.eval_patterns)
-    outputs = host.read_outputs(sim) if sched.history else np.zeros((0, program.plan.target_words))
-    return TrainResult(net.name, config, sched.history, sched.stopped_by, host.read_weights(sim),
+    final = host.read_weights(sim)
+    state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
+                          sched.rate, list(sched.history), sched.stopped_by, n_train)
+    return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
-                       host_seconds, _totals(sim), program.plan.summary(), host.db_region)
+                       host_seconds, _totals(sim), program.plan.summary(),
+                       host.db_region + (f", streamed in blocks of {host.block} records"
+                                         if streaming else ""),
+                       state, sched.stats)
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
@@ -221,14 +315,18 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           nodes: int | None = None, config: MachineConfig | None = None,
           weights: Weights | None = None, epochs: int | None = None,
           on_epoch: Callable[[EpochStats], None] | None = None,
-          max_cycles: int = DEFAULT_MAX_CYCLES, callbacks: dict | None = None) -> TrainResult:
+          max_cycles: int = DEFAULT_MAX_CYCLES,
+          resume: TrainingState | None = None,
+          stats: list[str] | None = None, stream: bool | None = None,
+          stream_block: int | None = None, callbacks: dict | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
     :class:`rapsim.compiler.data.PatternSet`), evaluating on the training and
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
-    ``on_epoch(stats)`` is called after every epoch.  ``callbacks``: host
+    ``on_epoch(stats)`` is called after every epoch; ``resume``, ``stats``, ``stream``,
+    ``stream_block``: see :func:`run_program`.  ``callbacks``: host
     callbacks, ``{event or (event, layer): fn(ctx)}``
     (:mod:`rapsim.compiler.behaviours`), each run through a host call that
     stops the nodes at its point (its simulated cost is in the figures)."""
@@ -237,7 +335,9 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     points = list(hook_points(callbacks or {}, network))
     program = compile_network(network, config.nodes, config.memory, host_hooks=points)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
-                       on_epoch=on_epoch, max_cycles=max_cycles, callbacks=callbacks)
+                       on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
+                       stats=stats, stream=stream, stream_block=stream_block,
+                       callbacks=callbacks)
 
 
 @dataclass
@@ -278,13 +378,13 @@ def measurement_network(network: Network) -> Network:
 def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
-            sample_every: int = 0) -> TrainResult:
+            sample_every: int = 0, instrument=None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
-    ``sampler``, ``sample_every``: see :func:`run_program`."""
+    ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory)
@@ -292,4 +392,4 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
     return run_program(program, config, tr, te, epochs=1, sampler=sampler,
-                       sample_every=sample_every)
+                       sample_every=sample_every, instrument=instrument)

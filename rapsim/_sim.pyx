@@ -6,8 +6,8 @@ The model lives in rapsim/core/*.pxi, one concern per file: state.pxi (the
 node and link structs), memory.pxi (address decoding), decode.pxi (the
 pre-decoder over the generated ISA table), fpu.pxi and alu.pxi (arithmetic),
 ops.pxi (instruction semantics), execute.pxi (one instruction through the
-pipeline stages), timing.pxi (every cycle rule), ring.pxi (the ring) and
-schedule.pxi (running many nodes).  This module only wraps them for Python:
+pipeline stages), timing.pxi (every cycle rule), ring.pxi (the ring), periph.pxi (the on-chip DMA
+and timers) and schedule.pxi (running many nodes).  This module only wraps them for Python:
 see rapsim.machine for the documented API.
 """
 import numpy as np
@@ -23,8 +23,10 @@ include "core/alu.pxi"
 include "core/timing.pxi"
 include "core/ring.pxi"
 include "core/decode.pxi"
+include "core/periph.pxi"
 include "core/execute.pxi"
 include "core/ops.pxi"
+include "core/probe.pxi"
 include "core/schedule.pxi"
 
 cnp.import_array()
@@ -42,10 +44,30 @@ ERRORS = {ERR_NONE: "none", ERR_ILLEGAL: "illegal instruction",
           ERR_DELAY_SLOT: "branch, call, return, trap, repeat or IDLE in the delay slots of a delayed branch",
           ERR_RPTS_TARGET: "RPTS cannot repeat a branch, call, return, trap, repeat or IDLE",
           ERR_HOST: "host call rejected",
-          ERR_RING_MULTI: "more than one ring read or ring write in one instruction"}
+          ERR_RING_MULTI: "more than one ring read or ring write in one instruction",
+          ERR_DMA: "DMA transfer from or to an address the DMA channel cannot use (unmapped, a "
+                   "peripheral register, or a ring register other than RING_DATA)",
+          ERR_DMA_RING: "RING_DATA used by the CPU in the direction the running DMA transfer "
+                        "streams",
+          ERR_DMA_PRI: "DMA priority mode (global control bits 13-12) 01 or 10: rotating "
+                       "CPU/DMA arbitration is not modelled (00: CPU first, 11: DMA first)"}
 STALL_CAUSES = ("branch", "register_conflict", "memory_wait", "bus_conflict",
                 "ring_read", "ring_write", "host_call")
 REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
+#: interrupt flags by IF bit (guide 3.1.8)
+INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "RINT1",
+                   "TINT0", "TINT1", "DINT")
+
+#: numpy dtype of one trace record (TraceRec in core/probe.pxi, packed)
+TRACE_DTYPE = np.dtype([
+    ("cycle", "<i8"), ("t_exec", "<i8"), ("end", "<i8"), ("pc", "<u4"), ("word", "<u4"),
+    ("node", "<i4"), ("status", "u1"), ("nreg", "u1"), ("nmem", "u1"), ("rpts", "u1"),
+    ("stall", "<u4", (NSTALL,)), ("reg", "u1", (TR_MAXREG,)), ("rexp", "i1", (TR_MAXREG,)),
+    ("regval", "<u4", (TR_MAXREG,)), ("mkind", "u1", (TR_MAXMEM,)), ("maddr", "<u4", (TR_MAXMEM,)),
+    ("mval", "<u4", (TR_MAXMEM,)), ("mtime", "<i8", (TR_MAXMEM,))])
+assert TRACE_DTYPE.itemsize == sizeof(TraceRec)
+HITS = {HIT_NONE: None, HIT_BREAK: "break", HIT_WATCH_MEM: "watch-memory",
+        HIT_WATCH_REG: "watch-register", HIT_FULL: "trace-full"}
 
 #: instructions simulated between two checks for Ctrl-C (a few milliseconds)
 RUN_SLICE = 1 << 20
@@ -76,7 +98,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     n.instret = 0
     for i in range(NSTALL):
         n.stall[i] = 0
-    for i in range(NREGION):
+    for i in range(NREGION_ALL):
         n.acc_read[i] = 0
         n.acc_write[i] = 0
         n.acc_fetch[i] = 0
@@ -91,6 +113,12 @@ cdef void reset_node(Node* n) noexcept nogil:
     cache_clear(n)
     n.pend_valid = 0
     n.lb = 0
+    periph_reset(n)
+
+
+#: The most one host call may cost (rapsim.config.MAX_EXTRA_CYCLES): with run
+#: limits below 2**62 no cycle count can wrap 64 bits.
+MAX_HOSTCALL_CYCLES = 1 << 40
 
 
 cdef class Machine:
@@ -105,6 +133,9 @@ cdef class Machine:
         cdef Node* n
         if count < 1:
             raise ValueError("a machine needs at least one node")
+        if not 0 <= hostcall_cycles <= MAX_HOSTCALL_CYCLES:
+            raise ValueError(f"a host call costs 0..{MAX_HOSTCALL_CYCLES} cycles, "
+                             f"not {hostcall_cycles}")
         if len(waits) != NREGION or not all(0 <= w <= 255 for w in waits):
             raise ValueError(f"waits: {NREGION} wait-state counts 0..255 (SRAM, DRAM, RAM0, "
                              "RAM1, RINGIO)")
@@ -119,6 +150,7 @@ cdef class Machine:
                 raise MemoryError(f"cannot allocate the memory of node {i}")
             for j, wv in enumerate(waits):
                 n.wait[j] = wv
+            n.wait[RG_PERIPH] = 0       # peripheral registers: no wait states
             n.hostcall_cycles = hostcall_cycles
             n.node_id = i
             n.node_count = count
@@ -133,6 +165,7 @@ cdef class Machine:
         cdef int i
         if self.nodes != NULL:
             for i in range(self.count):
+                self._free_probe(&self.nodes[i])
                 free_node_memory(&self.nodes[i])
             free(self.nodes)
         if self.links != NULL:
@@ -159,7 +192,7 @@ cdef class Machine:
         if count == 0:
             return NULL
         rg2 = region_of(n, addr + count - 1)
-        if rg == RG_NONE or rg == RG_RINGIO or rg2 != rg or count > (1 << 24):
+        if rg >= RG_RINGIO or rg2 != rg or count > (1 << 24):
             raise ValueError(f"address range 0x{addr:06X}..0x{addr + count - 1:06X} is not "
                              "inside one memory region")
         return word_ptr(n, addr, rg)
@@ -208,8 +241,7 @@ cdef class Machine:
             return True
         if count > (1 << 24):       # addr + count - 1 would wrap round
             return False
-        return rg != RG_NONE and rg != RG_RINGIO and region_of(n, addr + count - 1) != RG_NONE \
-            and region_of(n, addr + count - 1) != RG_RINGIO and \
+        return rg < RG_RINGIO and region_of(n, addr + count - 1) < RG_RINGIO and \
             (region_of(n, addr + count - 1) == rg or (rg in (RG_RAM0, RG_RAM1)))
 
     # -- registers -------------------------------------------------------------
@@ -272,6 +304,9 @@ cdef class Machine:
                 ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
             if ev != EV_YIELD:
                 return EVENTS[ev], who
+            who = self._probe_hit()
+            if who >= 0:
+                return "probe", who
             PyErr_CheckSignals()        # Ctrl-C: KeyboardInterrupt, the machine stays as it is
 
     def step(self, int i):
@@ -283,7 +318,11 @@ cdef class Machine:
         if n.status != ST_RUNNING:
             return STATUS[n.status]
         with nogil:
-            step(n)
+            if n.probe != NULL:
+                probed_step(n, <Probe*>n.probe)
+                (<Probe*>n.probe).skip = 0
+            else:
+                step(n)
         return STATUS[n.status]
 
     def status(self, int i):
@@ -318,7 +357,9 @@ cdef class Machine:
         """Charge a host call's simulated time and let the node go on (or
         mark it exited)."""
         cdef Node* n = self._node(i)
-        n.cycle += cycles
+        if not 0 <= cycles <= MAX_HOSTCALL_CYCLES:
+            raise ValueError(f"a host call costs 0..{MAX_HOSTCALL_CYCLES} cycles, not {cycles}")
+        n.cycle += cycles           # cannot wrap: run limits stay below 2**62 (machine.NO_LIMIT)
         n.stall[SC_HOSTCALL] += cycles
         n.host_calls += 1
         n.lb = n.cycle
@@ -358,7 +399,20 @@ cdef class Machine:
             "ring": {"sent": n.ring_sent, "received": n.ring_received,
                      "forwarded": n.ring_forwarded},
             "host_calls": n.host_calls,
+            "periph": {
+                "dma_words": n.p.dma_words,
+                "cpu_lost_to_dma": n.p.cpu_lost,
+                "dma_lost_to_cpu": n.p.dma_lost,
+                "dma_ring_wait": n.p.dma_ring_wait,
+                "idle_cycles": n.p.idle_cycles,
+                "interrupts": {INTERRUPT_NAMES[k]: n.p.ints[k] for k in range(11)},
+            },
         }
+
+    def dma_waiting(self, int i):
+        """True if node i waits for the ring because of its DMA channel."""
+        cdef Node* n = self._node(i)
+        return bool(n.p.dma_wait) and n.status in (ST_RING_READ, ST_RING_WRITE)
 
     def set_link_latency(self, int i, int64_t cycles):
         """Cycles of the hop out of node i (default 1)."""
@@ -366,9 +420,130 @@ cdef class Machine:
             raise ValueError("bad link or latency")
         self.links[i].latency = cycles
 
+    def link_state(self, int i):
+        """The words on the link out of node i, oldest first, as (value,
+        cycle written, cycle readable from): at most two (node i's output
+        latch and node i+1's input latch; ring.pxi)."""
+        cdef Link* L
+        cdef int k, s
+        if not 0 <= i < self.count:
+            raise IndexError(f"link {i} does not exist (0..{self.count - 1})")
+        L = &self.links[i]
+        out = []
+        for k in range(L.count):
+            s = (L.head + k) & 3
+            out.append((L.data[s], L.wtime[s], L.mtime[s] if k == 0 else None))
+        return out
+
     def link_words(self, int i):
         """Words carried by the link out of node i."""
         return self.links[i].words if 0 <= i < self.count else 0
+
+
+    # -- instrumentation (core/probe.pxi) ------------------------------------------
+    cdef void _free_probe(self, Node* n) noexcept:
+        cdef Probe* p = <Probe*>n.probe
+        if p != NULL:
+            if p.buf != NULL:
+                free(p.buf)
+            free(p)
+            n.probe = NULL
+
+    cdef Probe* _probe(self, int i) except NULL:
+        cdef Node* n = self._node(i)
+        if n.probe == NULL:
+            n.probe = calloc(1, sizeof(Probe))
+            if n.probe == NULL:
+                raise MemoryError("cannot allocate a probe")
+        return <Probe*>n.probe
+
+    cdef int _probe_hit(self):
+        """The first node whose probe stopped the run (or -1); a full trace
+        buffer counts too."""
+        cdef int i
+        cdef Probe* p
+        for i in range(self.count):
+            p = <Probe*>self.nodes[i].probe
+            if p != NULL and p.hit != HIT_NONE:
+                return i
+        return -1
+
+    def probe_trace(self, int i, int64_t t_from=0, int64_t t_to=0x3FFFFFFFFFFFFFFF, int capacity=8192):
+        """Record every instruction node i starts in [t_from, t_to) (drain
+        them with probe_drain).  Called again, it changes the window and
+        keeps the records not drained yet (and the buffer's capacity)."""
+        cdef Probe* p = self._probe(i)
+        if capacity < 1:
+            raise ValueError("capacity must be positive")
+        if p.buf == NULL:
+            p.buf = <TraceRec*>calloc(capacity, sizeof(TraceRec))
+            if p.buf == NULL:
+                raise MemoryError("cannot allocate the trace buffer")
+            p.cap = capacity
+            p.len = 0
+        p.trace = 1
+        p.t_from = t_from
+        p.t_to = t_to
+
+    def probe_set(self, int i, breaks=(), watch_addrs=(), int watch_regs=0):
+        """Breakpoints (PCs) and watchpoints (memory words, a register mask)
+        of node i; the watched words' current values are the reference."""
+        cdef Probe* p = self._probe(i)
+        cdef Node* n = &self.nodes[i]
+        cdef int k, rg
+        breaks = list(breaks)
+        watch_addrs = list(watch_addrs)
+        if len(breaks) > PROBE_MAXBREAK or len(watch_addrs) > PROBE_MAXWATCH:
+            raise ValueError(f"at most {PROBE_MAXBREAK} breakpoints and {PROBE_MAXWATCH} "
+                             "watched words per node")
+        p.nbreak = len(breaks)
+        for k, a in enumerate(breaks):
+            p.breaks[k] = <uint32_t>a & 0xFFFFFF
+        p.nwatch = len(watch_addrs)
+        for k, a in enumerate(watch_addrs):
+            p.waddr[k] = <uint32_t>a & 0xFFFFFF
+            rg = region_of(n, p.waddr[k])
+            p.wval[k] = mem_value(n, p.waddr[k], rg) if rg < RG_RINGIO else 0
+        p.wregs = <uint32_t>watch_regs
+
+    def probe_skip(self, int i):
+        """Resume node i from the breakpoint at its PC (do not stop there at once)."""
+        cdef Probe* p = self._probe(i)
+        p.skip = 1
+        p.skip_pc = self.nodes[i].pc
+
+    def probe_hit(self, int i):
+        """(what, address, old, new, pc) of the probe stop of node i, or None;
+        clears it."""
+        cdef Node* n = self._node(i)
+        cdef Probe* p = <Probe*>n.probe
+        if p == NULL or p.hit == HIT_NONE:
+            return None
+        out = (HITS[p.hit], p.hit_addr, p.hit_old, p.hit_new, p.hit_pc)
+        p.hit = HIT_NONE
+        return out
+
+    def probe_drain(self, int i):
+        """The trace records of node i since the last drain (a TRACE_DTYPE
+        array)."""
+        cdef Node* n = self._node(i)
+        cdef Probe* p = <Probe*>n.probe
+        cdef cnp.ndarray a
+        if p == NULL or p.buf == NULL or p.len == 0:
+            return np.zeros(0, dtype=TRACE_DTYPE)
+        a = np.empty(p.len, dtype=TRACE_DTYPE)
+        memcpy(cnp.PyArray_DATA(a), p.buf, p.len * sizeof(TraceRec))
+        p.len = 0
+        if p.hit == HIT_FULL:
+            p.hit = HIT_NONE
+        return a
+
+    def probe_off(self, int i):
+        """Remove node i's instrumentation (it runs the plain loop again)."""
+        self._free_probe(self._node(i))
+
+    def probed(self, int i):
+        return self._node(i).probe != NULL
 
 
 def decode_words(words):

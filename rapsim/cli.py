@@ -25,7 +25,10 @@ COMMANDS: list[tuple[str, str]] = [
     ("run", "rapsim.commands.run"),
     ("cc", "rapsim.commands.cc"),
     ("train", "rapsim.commands.train"),
+    ("infer", "rapsim.commands.infer"),
     ("bench", "rapsim.commands.bench"),
+    ("prof", "rapsim.commands.prof"),
+    ("dbg", "rapsim.commands.dbg"),
 ]
 
 
@@ -47,19 +50,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _split_program_args(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """For a subcommand that passes arguments on to a program (its module
+    sets ``PROGRAM_ARGS``: ``rap run``), ``--`` ends the options wherever it
+    stands, as POSIX utilities have it: ``rap run IMG --nodes 2 -- a -b``
+    gives the program ``a -b``.  Returns (the command's own arguments, the
+    program's arguments or None)."""
+    if not argv or "--" not in argv:
+        return argv, None
+    modname = dict(COMMANDS).get(argv[0])
+    if modname is None or not getattr(importlib.import_module(modname), "PROGRAM_ARGS", False):
+        return argv, None
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
+def _say(text: str) -> None:
+    """Print a message on stderr; file names that are not UTF-8 (surrogate
+    escapes) are shown as backslash escapes instead of failing."""
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
+    argv, program_args = _split_program_args(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     name = args._name
+    if program_args is not None:
+        args.args = [*args.args, *program_args]
     try:
         return int(args._run(args) or 0)
     except Diagnostics as e:
         for m in e.messages:
-            print(m, file=sys.stderr)
+            _say(m)
         return e.exit_code
     except RapError as e:
-        print(f"rap {name}: error: {e}", file=sys.stderr)
+        _say(f"rap {name}: error: {e}")
         return e.exit_code
     except KeyboardInterrupt:
         print(f"rap {name}: interrupted", file=sys.stderr)
@@ -69,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the last line of defence
         if os.environ.get("RAP_DEBUG"):
             raise
-        print(f"rap {name}: internal error: {type(e).__name__}: {e}\n"
-              "  (this is a bug in rap; set RAP_DEBUG=1 to see the traceback)", file=sys.stderr)
+        _say(f"rap {name}: internal error: {type(e).__name__}: {e}\n"
+             "  (this is a bug in rap; set RAP_DEBUG=1 to see the traceback)")
         return 70
 
 

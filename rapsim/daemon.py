@@ -24,19 +24,27 @@ count (arg0 receives the high 32 bits); 8 ARGC(); 9 ARGV(index, buf, max);
 10 READ_WORDS(fd, addr, count) and 11 WRITE_WORDS(fd, addr, count) copy raw
 32-bit words (little-endian in the file) between a host file and node memory.
 
-The daemon is a sandbox: paths resolve inside a root directory; ``..``
-escapes, absolute paths outside the root, symbolic links leading out of it,
-too many open files and oversized transfers are refused with an error
-number, never with a crash.
+The daemon is a sandbox (docs/syscalls.md, "Threat model"): paths are
+opened beneath a descriptor of the root directory component by component
+(:mod:`rapsim.sandbox`), so ``..`` escapes, absolute paths outside the root
+and symbolic links leading out of it are refused even while another process
+changes the tree; files with other hard links, too many open files, offsets
+past 2**31-1 and oversized transfers are refused with an error number, never
+with a crash; FIFOs and devices are used without blocking, so a node can
+never make the host wait.
 """
 from __future__ import annotations
 
 import errno
 import os
+import stat
+import weakref
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable
 
 import numpy as np
+
+from rapsim.sandbox import Root
 
 SERVICES = {1: "EXIT", 2: "WRITE", 3: "READ", 4: "OPEN", 5: "CLOSE", 6: "LSEEK", 7: "CLOCK",
             8: "ARGC", 9: "ARGV", 10: "READ_WORDS", 11: "WRITE_WORDS"}
@@ -50,6 +58,8 @@ O_CREAT, O_EXCL, O_TRUNC, O_APPEND = 0x40, 0x80, 0x200, 0x400
 _KNOWN_FLAGS = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND
 
 MAX_OPEN_FILES = 32            # per node, beyond stdin/stdout/stderr
+MAX_OPEN_TOTAL = 256           # all nodes together (64 nodes x 32 would exhaust the host's)
+MAX_OFFSET = (1 << 31) - 1     # LSEEK's result is one signed 32-bit word
 MAX_TRANSFER_WORDS = 1 << 22   # 4 M words (the size of a node's DRAM) per call
 MAX_PATH = 1024
 
@@ -113,6 +123,11 @@ class HostDaemon:
         self.root = os.path.realpath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise FileNotFoundError(f"daemon root {root!r} is not a directory")
+        try:
+            self._root = Root(self.root)
+        except OSError as e:
+            raise FileNotFoundError(f"daemon root {root!r} cannot be opened: {e.strerror}") from None
+        weakref.finalize(self, self._root.close)
         # arguments as the bytes the nodes get (a str is encoded as the OS
         # encodes file names, so an argument that is not UTF-8 comes through
         # byte for byte)
@@ -120,6 +135,7 @@ class HostDaemon:
                      else os.fsencode(a if isinstance(a, os.PathLike) else str(a)) for a in argv]
         self.write_output = write_output or (lambda node, fd, data: None)
         self.stdin = stdin
+        self._stdin_rest = b""          # a partial word of stdin read by READ_WORDS
         self.nodes: dict[int, NodeFiles] = {}
         self.calls = 0
         #: services added by a host program (:meth:`add_service`)
@@ -134,19 +150,6 @@ class HostDaemon:
         if number in SERVICES:
             raise ValueError(f"service {number} is the daemon's own ({SERVICES[number]})")
         self.extra_services[number] = handler
-
-    # -- paths ------------------------------------------------------------------
-    def resolve(self, path: str) -> str:
-        """The host path of a node's path, or DaemonError if it leaves the root."""
-        if not path:
-            raise DaemonError(errno.ENOENT, "empty path")
-        if len(path) > MAX_PATH:
-            raise DaemonError(errno.ENAMETOOLONG)
-        full = path if os.path.isabs(path) else os.path.join(self.root, path)
-        real = os.path.realpath(full)
-        if os.path.commonpath([real, self.root]) != self.root:
-            raise DaemonError(errno.EACCES, f"{path!r} is outside the daemon's root")
-        return real
 
     # -- the request block ------------------------------------------------------
     def serve(self, sim, node: int) -> tuple[bool, int]:
@@ -210,7 +213,15 @@ class HostDaemon:
             whence = args[2]
             if whence not in (0, 1, 2):
                 raise DaemonError(errno.EINVAL, "bad whence")
-            return os.lseek(hfd, _s32(args[1]), whence)
+            if not stat.S_ISREG(os.fstat(hfd).st_mode):
+                raise DaemonError(errno.ESPIPE, "not a seekable file")
+            base = (0, os.lseek(hfd, 0, os.SEEK_CUR), os.fstat(hfd).st_size)[whence]
+            pos = base + _s32(args[1])
+            if pos < 0:
+                raise DaemonError(errno.EINVAL, "negative offset")
+            if pos > MAX_OFFSET:          # the result would not fit the reply word
+                raise DaemonError(errno.EOVERFLOW, f"offset {pos} exceeds {MAX_OFFSET}")
+            return os.lseek(hfd, pos, os.SEEK_SET)
         if service == 7:                       # CLOCK
             c = core.cycle(node)
             extra[3] = c >> 32
@@ -230,6 +241,12 @@ class HostDaemon:
         if service == 10:                      # READ_WORDS
             fd, addr, count = args[0], args[1], _s32(args[2])
             self._check_span(core, node, addr, count)
+            if fd == 0 and fd not in files:
+                data = self._read_stdin_words(count) if node == 0 else b""
+                n = len(data) // 4
+                if n:
+                    core.write(node, addr, np.frombuffer(data, dtype="<u4").astype(np.uint32))
+                return n
             hfd = self._file(files, fd)
             data = _read_full(hfd, 4 * count)
             n = len(data) // 4
@@ -264,7 +281,7 @@ class HostDaemon:
         self._check_span(core, node, addr, count)
         return core.read(node, addr, count) if count else np.zeros(0, dtype=np.uint32)
 
-    def _read_string(self, core, node: int, addr: int) -> str:
+    def _read_string(self, core, node: int, addr: int) -> bytes:
         out = bytearray()
         while len(out) <= MAX_PATH:
             n = min(64, MAX_PATH + 1 - len(out))
@@ -275,7 +292,7 @@ class HostDaemon:
             chunk = core.read(node, addr, n)
             for w in chunk:
                 if w & 0xFF == 0:
-                    return os.fsdecode(bytes(out))      # any bytes, as the OS names files
+                    return bytes(out)       # the bytes, as the OS names files: never decoded
                 out.append(int(w) & 0xFF)
             addr += n
         raise DaemonError(errno.ENAMETOOLONG)
@@ -295,28 +312,64 @@ class HostDaemon:
         read1 = getattr(self.stdin, "read1", None)
         return read1(count) if read1 is not None else self.stdin.read(count)
 
-    def _open(self, files: dict, path: str, flags: int, mode: int) -> int:
+    def _read_stdin_words(self, count: int) -> bytes:
+        """Up to ``count`` whole words of standard input (4 bytes each,
+        little-endian), waiting for all of them: fewer only at the end of
+        the input.  A partial word is kept for the next read."""
+        rest = self._stdin_rest
+        if self.stdin is None or count <= 0:
+            return b""
+        parts, size = [rest], 4 * count - len(rest)
+        while size > 0:
+            chunk = self.stdin.read(size)
+            if not chunk:
+                break
+            parts.append(chunk)
+            size -= len(chunk)
+        data = b"".join(parts)
+        whole = len(data) // 4 * 4
+        self._stdin_rest = data[whole:]
+        return data[:whole]
+
+    def _open(self, files: dict, path: bytes, flags: int, mode: int) -> int:
         if flags & ~_KNOWN_FLAGS or flags & O_ACCMODE == 3:
             raise DaemonError(errno.EINVAL, f"unsupported open flags 0x{flags:X}")
+        if not path:
+            raise DaemonError(errno.ENOENT, "empty path")
+        if len(path) > MAX_PATH:
+            raise DaemonError(errno.ENAMETOOLONG)
         if len(files) >= MAX_OPEN_FILES:
             raise DaemonError(errno.EMFILE)
-        real = self.resolve(path)
-        osflags = {O_RDONLY: os.O_RDONLY, O_WRONLY: os.O_WRONLY, O_RDWR: os.O_RDWR}[flags & O_ACCMODE]
+        if sum(len(nf.files) for nf in self.nodes.values()) >= MAX_OPEN_TOTAL:
+            raise DaemonError(errno.ENFILE, "too many files open on the machine")
+        access = flags & O_ACCMODE
+        osflags = {O_RDONLY: os.O_RDONLY, O_WRONLY: os.O_WRONLY, O_RDWR: os.O_RDWR}[access]
         if flags & O_CREAT:
             osflags |= os.O_CREAT
         if flags & O_EXCL:
             osflags |= os.O_EXCL
-        if flags & O_TRUNC:
-            osflags |= os.O_TRUNC
         if flags & O_APPEND:
             osflags |= os.O_APPEND
-        osflags |= getattr(os, "O_NOFOLLOW", 0)
-        if os.path.isdir(real):
-            raise DaemonError(errno.EISDIR)
         # O_NONBLOCK: opening a FIFO must not wait for its other end (it would
-        # hang the whole simulator); reads and writes then block as usual
-        hfd = os.open(real, osflags | os.O_NONBLOCK, (mode & 0o777) or 0o644)
-        os.set_blocking(hfd, True)
+        # hang the whole simulator); O_TRUNC only after the checks below
+        hfd = self._root.open(path, osflags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
+                              (mode & 0o777) or 0o644)
+        try:
+            st = os.fstat(hfd)
+            if stat.S_ISDIR(st.st_mode):
+                raise DaemonError(errno.EISDIR)
+            if stat.S_ISREG(st.st_mode):
+                if st.st_nlink > 1:
+                    # another name of the same file may lie outside the root
+                    raise DaemonError(errno.EACCES, "a file with several hard links")
+                os.set_blocking(hfd, True)
+                if flags & O_TRUNC and access != O_RDONLY:
+                    os.ftruncate(hfd, 0)
+            # FIFOs and devices stay non-blocking: a read or write that would
+            # wait gives the node EAGAIN instead of stopping the host
+        except BaseException:
+            os.close(hfd)
+            raise
         fd = 3
         while fd in files:
             fd += 1

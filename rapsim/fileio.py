@@ -1,6 +1,7 @@
 """Writing result files: atomically, with a clear error when it fails."""
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -80,3 +81,57 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> None:
                 fh.write(raw)
     except OSError as e:
         raise RapError(f"cannot write {os.fspath(path)}: {e.strerror}") from None
+
+
+#: Input files (sources, objects, images, archives, network descriptions)
+#: larger than this are refused before they are read.
+MAX_INPUT_BYTES = 1 << 30
+
+
+def open_regular(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES):
+    """An input file opened for reading (binary), if it is a regular file of
+    at most ``limit`` bytes.  The file is opened without blocking and checked
+    on the open descriptor: a FIFO cannot hang the open, a device such as
+    /dev/zero is not read for ever, and a file swapped after a check cannot
+    slip through.  Raises OSError (IsADirectoryError for a folder; EINVAL for
+    a device, FIFO or socket; EFBIG for a file over the limit)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a device, a FIFO or a socket)",
+                          os.fspath(path))
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"file too large ({st.st_size} bytes; at most {limit})",
+                          os.fspath(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file (see :func:`open_regular`)."""
+    with open_regular(path, limit) as fh:
+        return fh.read(limit + 1)[:limit + 1]
+
+
+def read_text(path: str | os.PathLike, what: str) -> str:
+    """A whole UTF-8 text file (a byte-order mark is fine), read as
+    :func:`read_regular` does; a failure is a RapError naming the file and
+    saying it is not ``what`` (e.g. "a network description") when it is a
+    folder or not UTF-8 text."""
+    path = os.fspath(path)
+    try:
+        return read_regular(path).decode("utf-8-sig")
+    except FileNotFoundError:
+        raise RapError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RapError(f"{path}: is a folder, not {what}") from None
+    except OSError as e:
+        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise RapError(f"{path}: not {what} (byte {e.start} is not UTF-8 text)") from None

@@ -25,6 +25,7 @@ from rapsim.asm.floatfmt import from_extended, from_single, to_extended, to_sing
 from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
+from rapsim.probes import Probes, Stop
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
                            region_of)
 
@@ -36,7 +37,8 @@ class RunResult:
     """How a run ended.
 
     ``event``: "done" (every node exited), "error", "deadlock", "idle",
-    "limit" (the cycle limit was reached first) or "break" (SWI).
+    "limit" (the cycle limit was reached first), "break" (SWI), or
+    "breakpoint" / "watch" (a probe of ``sim.probes``; ``stop`` tells which).
     ``exit_status``: the first non-zero exit status of a node, else 0.
     ``messages``: human-readable reports (errors name node, PC, instruction).
     """
@@ -46,6 +48,7 @@ class RunResult:
     messages: list[str] = field(default_factory=list)
     cycles: int = 0
     host_seconds: float = 0.0
+    stop: Stop | None = None
 
     @property
     def ok(self) -> bool:
@@ -127,6 +130,8 @@ class Simulator:
         self.image: Image | None = None
         self._lines: dict[int, tuple[int, int]] = {}
         self._labels: dict[int, str] = {}
+        self.probes = Probes(self)
+        self.step_stop: Stop | None = None
 
     @property
     def nodes(self) -> int:
@@ -203,8 +208,15 @@ class Simulator:
         every = _count(sample_every, "sample_every", NO_LIMIT) if sampler is not None else 0
         stop = min(limit, every) if every > 0 else limit
         t0 = time.perf_counter()
+        self.probes.before_run()
         while True:
             event, who = self.core.run(stop, quantum, order)
+            if event == "probe":
+                hit = self.probes.stopped(who)
+                if hit is None:
+                    continue
+                return self._finish(RunResult(hit.kind, node=who, messages=[hit.describe(self)],
+                                              stop=hit), t0)
             if event == "limit" and stop < limit:
                 sampler(self)
                 stop = min(limit, stop + every)
@@ -222,7 +234,9 @@ class Simulator:
             res.messages += [self._node_state(n) for n in range(self.nodes)]
         elif event == "idle":
             res.messages.append(f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
-                                " and no interrupt can wake it (no interrupt source is modelled)")
+                                " and no interrupt can wake it (IE enables no pending interrupt, "
+                                "no counting timer's TINT and no running DMA transfer's DINT with "
+                                "TCINT)")
         elif event == "limit":
             res.messages.append(f"cycle limit of {limit} reached before the program finished "
                                 "(a runaway program? raise --max-cycles)")
@@ -234,6 +248,7 @@ class Simulator:
         return self._finish(res, t0)
 
     def _finish(self, res: RunResult, t0: float) -> RunResult:
+        self.probes.drain()
         res.host_seconds = time.perf_counter() - t0
         res.cycles = max(self.core.cycle(n) for n in range(self.nodes))
         for n in range(self.nodes):
@@ -251,6 +266,8 @@ class Simulator:
             self.core.fail_hostcall(node)
             return f"{self._error_text(node)}: {e}"
         self.core.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
+        if self.probes.points:
+            self.probes.refresh()       # the daemon's writes are not an instruction's
         return None
 
     def step(self, node: int = 0) -> str:
@@ -258,8 +275,11 @@ class Simulator:
         return its status: "running", "exited", "error", "break", "idle",
         or "ring-read" / "ring-write" / "ring-sync" when the instruction has
         to wait for the ring (it is tried again by the next step or run).  A
-        host call is served at once, as run() does."""
+        host call is served at once, as run() does.  A watchpoint the
+        instruction triggered is left in ``self.step_stop`` (else None)."""
+        self.probes.before_run()
         status = self.core.step(node)
+        self.step_stop = self.probes.stopped(node) if self.core.probed(node) else None
         if status == "hostcall":
             self._serve(node)
             status = self.core.status(node)
@@ -329,6 +349,8 @@ class Simulator:
             what = {"ring-read": "waits to read from the ring",
                     "ring-write": "waits to write to the ring (output latch full)",
                     "ring-sync": "waits on RING_STAT for a neighbour"}[st]
+            if self.core.dma_waiting(n):
+                what = "its DMA channel " + what
             up = (n - 1) % self.nodes
             down = (n + 1) % self.nodes
             other = up if st == "ring-read" else down
@@ -441,6 +463,8 @@ class Simulator:
         a = _words(words)
         for n in self._node_list(node):
             self.core.write(n, addr, a)
+        if self.probes.points:
+            self.probes.refresh()
 
     def read_floats(self, addr: int, count: int, node: int = 0) -> np.ndarray:
         """Single-precision C30 words as float64 (exact)."""
@@ -452,19 +476,32 @@ class Simulator:
 
     # -- counters -----------------------------------------------------------------
     def counters(self, node: int = 0) -> dict:
+        """Every counter of a node: cycles, instructions, stalls by cause,
+        accesses per region, cache, ring, host calls, and under "periph" the
+        on-chip peripherals' (DMA words, cycles the CPU lost to the DMA and
+        the DMA to the CPU, the DMA's ring waits, IDLE cycles, interrupts
+        taken per source); plus stall_cycles (cycles - instructions), the
+        status and the PC."""
         c = self.core.counters(node)
-        c["stall_cycles"] = sum(c["stalls"].values())
+        # cycles = instructions + stall_cycles: the cycles the CPU waited for
+        # a DMA access and slept in IDLE count too (counters()["periph"])
+        c["stall_cycles"] = sum(c["stalls"].values()) + c["periph"]["cpu_lost_to_dma"] \
+            + c["periph"]["idle_cycles"]
         c["status"] = self.core.status(node)
         c["pc"] = self.core.get_pc(node)
         return c
 
     def machine_counters(self) -> dict:
-        """Per-node counters plus machine totals and ring utilisation (words
+        """Per-node counters plus machine totals (the peripherals' counters
+        summed over the nodes under "periph") and ring utilisation (words
         moved over all links / (links x cycles): 1.0 = every link busy every
         cycle)."""
         per = [self.counters(n) for n in range(self.nodes)]
         cycles = max(c["cycles"] for c in per) if per else 0
         words = sum(self.core.link_words(n) for n in range(self.nodes))
+        periph = {k: sum(c["periph"][k] for c in per) for k in per[0]["periph"] if k != "interrupts"}
+        periph["interrupts"] = {k: sum(c["periph"]["interrupts"][k] for c in per)
+                                for k in per[0]["periph"]["interrupts"]}
         return {
             "nodes": per,
             "cycles": cycles,
@@ -472,4 +509,5 @@ class Simulator:
             "instructions": sum(c["instructions"] for c in per),
             "ring_words": words,
             "ring_utilisation": words / (self.nodes * cycles) if cycles else 0.0,
+            "periph": periph,
         }

@@ -98,3 +98,60 @@ def plot_speedup(records: Iterable[dict], metric: str | Sequence[str], path_stem
 def _natural(label: str):
     """Sort key: 'square 256' before 'square 1024'."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", label)]
+
+
+def timeline_figure(doc: dict, path: str, title: str = "") -> None:
+    """Draw a trace-event timeline (rapsim.timeline) as an image (PNG, or
+    SVG by the file's extension): a row per node with its routine slices
+    (one colour per routine, labelled where there is room), ring waits
+    hatched in red and host calls in grey over them, and the ring
+    utilisation counter below.  Time axis in cycles."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    us = 1e6 / doc["otherData"]["clock_hz"]
+    lo, hi = doc["otherData"]["cycles"]
+    nodes = doc["otherData"]["nodes"]
+    xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    routines = sorted({e["name"] for e in xs if not e["name"].startswith(("ring", "host"))})
+    cmap = plt.get_cmap("tab20")
+    colour = {r: cmap(i % 20) for i, r in enumerate(routines)}
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(13, 1.0 + 0.55 * nodes + 1.6), sharex=True,
+                                  gridspec_kw={"height_ratios": [nodes, 2.2]})
+    depth: dict[tuple[int, float], int] = {}
+    for e in sorted(xs, key=lambda e: (e["tid"], e["ts"], -e["dur"])):
+        n, a, d = e["tid"], e["ts"] / us, e["dur"] / us
+        name = e["name"]
+        if name.startswith("ring"):
+            ax.broken_barh([(a, d)], (n - 0.42, 0.84), facecolor="none", edgecolor="red",
+                           hatch="////", linewidth=0.4)
+        elif name.startswith("host"):
+            ax.broken_barh([(a, d)], (n - 0.42, 0.84), facecolor="0.6")
+        else:
+            ax.broken_barh([(a, d)], (n - 0.35, 0.7), facecolor=colour[name],
+                           edgecolor="white", linewidth=0.3)
+            if d > (hi - lo) / 25 and name != "_main":
+                ax.text(a + d / 2, n, name.lstrip("_"), ha="center", va="center", fontsize=6,
+                        clip_on=True)
+    ax.set_yticks(range(nodes), [f"node {n}" for n in range(nodes)])
+    ax.set_ylim(nodes - 0.5, -0.5)
+    ax.set_xlim(lo, hi)
+    handles = [Patch(facecolor=colour[r], label=r) for r in routines if r != "_main"]
+    handles.append(Patch(facecolor="none", edgecolor="red", hatch="////", label="ring wait"))
+    ax.legend(handles=handles, fontsize=6, ncol=min(len(handles), 8), loc="upper center",
+              bbox_to_anchor=(0.5, -0.02 - 0.6 / max(nodes, 1)), frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    cs = sorted((e["ts"] / us, e["args"]["utilisation"]) for e in doc["traceEvents"]
+                if e["ph"] == "C")
+    if cs:
+        ax2.step([c for c, _ in cs], [100 * u for _, u in cs], where="post", color="tab:blue")
+    ax2.set_ylabel("ring use %", fontsize=8)
+    ax2.set_xlabel("cycle")
+    ax2.set_ylim(0, 105)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -86,9 +86,41 @@ def stats_table(sim, result, file=sys.stderr) -> None:
                              f"{sum(c['writes'][r] for c in per)}" for r in regions],
                     f"{sum(c['cache']['hits'] for c in per)}/{sum(c['cache']['misses'] for c in per)}")
     Console(file=file, width=220).print(acc)
+    _periph_table(per, several, file)
     print(f"ring: {m['ring_words']} words moved, utilisation {m['ring_utilisation']:.4f} "
           f"(words / (links x cycles)); {m['instructions']} instructions in "
           f"{result.host_seconds:.3f} s host time", file=file)
+
+
+_PERIPH_COLUMNS = (("dma_words", "DMA words"), ("cpu_lost_to_dma", "CPU lost to DMA"),
+                   ("dma_lost_to_cpu", "DMA lost to CPU"), ("dma_ring_wait", "DMA ring wait"),
+                   ("idle_cycles", "IDLE cycles"))
+
+
+def _periph_table(per: list, several: bool, file) -> None:
+    """The on-chip peripherals' counters, printed only when a node used them
+    (DMA words, the cycles CPU and DMA lost to each other, IDLE, interrupts
+    taken per source)."""
+    from rich.console import Console
+    from rich.table import Table
+    used = [c["periph"] for c in per]
+    if not any(p[k] for p in used for k, _ in _PERIPH_COLUMNS) \
+            and not any(p["interrupts"].values() for p in used):
+        return
+    sources = [s for s in used[0]["interrupts"] if any(p["interrupts"][s] for p in used)]
+    t = Table(title="on-chip peripherals (cycles; interrupts taken per source)")
+    t.add_column("node", justify="right")
+    for _, title in _PERIPH_COLUMNS:
+        t.add_column(title, justify="right")
+    for s in sources:
+        t.add_column(s, justify="right")
+    for i, p in enumerate(used):
+        t.add_row(str(i), *[str(p[k]) for k, _ in _PERIPH_COLUMNS],
+                  *[str(p["interrupts"][s]) for s in sources], end_section=several and i == len(used) - 1)
+    if several:
+        t.add_row("all", *[str(sum(p[k] for p in used)) for k, _ in _PERIPH_COLUMNS],
+                  *[str(sum(p["interrupts"][s] for p in used)) for s in sources])
+    Console(file=file, width=220).print(t)
 
 
 def register_dump(sim) -> dict:

@@ -17,19 +17,33 @@ Parallelism (``docs/bench.md``): local processes by default
 (``concurrent.futures.ProcessPoolExecutor``, one per core); with a Dask
 scheduler address, the points are submitted to that cluster instead
 (``dask.distributed``, an optional dependency: ``pip install 'rap[dask]'``).
+Local workers die with their parent: on Linux each asks the kernel for
+SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``), so even a
+SIGKILLed ``rap bench`` leaves no worker (nor, its pipe closed, the resource
+tracker) holding the caller's pipes; a SIGTERM is turned into an exit that
+terminates the workers first.
+
+A results file is validated when read -- JSON that parses to a list of
+records, or CSV whose every row has as many cells as the header and whose
+last line is complete -- and refused with a message (never rewritten) when
+it is not: a truncated file stays as it is for the user to look at.
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Iterable
 
 from rapsim.errors import RapError
-from rapsim.fileio import write_file
+from rapsim.fileio import read_regular, write_file
 
 POINT_KEY = "point"
 
@@ -47,8 +61,7 @@ def load_results(path: str) -> list[dict]:
     if not os.path.exists(path):
         return []
     try:
-        with open(path, newline="") as fh:
-            text = fh.read()
+        text = read_regular(path).decode("utf-8")
     except OSError as e:
         raise RapError(f"cannot read {path}: {e.strerror}") from None
     except UnicodeDecodeError:
@@ -57,11 +70,16 @@ def load_results(path: str) -> list[dict]:
         return []
     try:
         if _is_csv(path):
-            rows = list(csv.DictReader(io.StringIO(text)))
+            if not text.endswith("\n"):
+                raise ValueError("its last line is incomplete (a truncated file?)")
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
             out = []
             for i, row in enumerate(rows):
                 if None in row:                 # more cells than the header names
                     raise ValueError(f"row {i + 1} has more cells than the header")
+                if None in row.values():        # fewer: a truncated line
+                    raise ValueError(f"row {i + 1} has fewer cells than the header "
+                                     "(a truncated file?)")
                 rec = {k: _parse_cell(v) for k, v in row.items()}
                 if POINT_KEY in rec and isinstance(rec[POINT_KEY], str):
                     rec[POINT_KEY] = json.loads(rec[POINT_KEY])
@@ -106,25 +124,63 @@ def save_results(path: str, records: list[dict]) -> None:
         write_file(path, json.dumps(records, indent=1) + "\n")
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: SIGKILL this worker when its parent dies (Linux
+    prctl(2) PR_SET_PDEATHSIG; elsewhere the SIGTERM handler of the parent
+    still terminates the workers), and exit at once if it is dead already."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+class _Terminated(SystemExit):
+    """SIGTERM, turned into an exit that shuts the workers down first."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated(128 + signum)
+
+
 def _run_local(fn, todo: list[dict], workers: int, on_done) -> None:
     if workers <= 1:
         for p in todo:
             on_done(p, fn(p))
         return
     # spawned, not forked: the parent may have threads (the progress bar's)
-    with ProcessPoolExecutor(max_workers=workers,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_die_with_parent, initargs=(os.getpid(),))
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _on_sigterm) if main else None
+    pending = {}
+    try:
         pending = {pool.submit(fn, p): p for p in todo}
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    p = pending.pop(fut)
-                    on_done(p, fut.result())
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                p = pending.pop(fut)
+                on_done(p, fut.result())
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        # terminate the workers now: a shutdown that waits would let a
+        # SIGTERMed or interrupted sweep run on for the length of a point
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, old)
 
 
 def _run_dask(fn, todo: list[dict], scheduler: str, on_done, timeout: float) -> None:

@@ -40,7 +40,7 @@ def _parse_key(key: str) -> tuple[str, set[str]]:
 
 
 def run(args) -> int:
-    from rapsim.asm.archive import Member, read_archive, write_archive
+    from rapsim.asm.archive import Member, check_member_name, read_archive, write_archive
     from rapsim.asm.objfile import ObjectFormatError, parse_object, read_bytes, write_atomic
 
     op, mods = _parse_key(args.key)
@@ -59,6 +59,9 @@ def run(args) -> int:
                 data = read_bytes(f)
                 parse_object(data, f)                # a RAP object, or an error naming it
                 name = Path(f).name
+                why = check_member_name(name)
+                if why:
+                    raise RapError(f"{f}: cannot be stored: {why}")
                 old = next((m for m in members if m.name == name), None)
                 if old:
                     old.data = data

@@ -16,12 +16,21 @@ The image runs under 'rap train' (or rapsim.compiler.train), whose host loads
 the weights and patterns and serves the program's TRAIN calls; 'rap train'
 compiles by itself, so 'rap cc' is for looking at the program (--asm, --layout)
 and for keeping an image.
+
+With --forward-only it builds the inference image instead: the forward pass
+alone, reading the weights and the input records through the host daemon and
+writing the outputs ('rap run IMAGE -- WEIGHTS PATTERNS|- OUTPUT', or
+'rap infer'; docs/inference.md).
 """
 
 
 def params_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("-P", dest="params", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a 'param' of the description (repeatable)")
+                   help="override a 'param' of the description (repeatable; a list: "
+                        "NAME=V1,V2,...); wins over --params")
+    p.add_argument("--params", dest="params_file", metavar="FILE",
+                   help="override 'param's from a parameter file (NAME = VALUE[, VALUE...] "
+                        "a line; docs/network-language.md)")
 
 
 def parse_params(items: list[str]) -> dict[str, str]:
@@ -44,13 +53,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-S", "--asm", metavar="FILE", help="also write the generated assembly")
     p.add_argument("--layout", action="store_true",
                    help="print the partition and every node buffer's place in memory")
+    p.add_argument("--forward-only", action="store_true",
+                   help="build the inference image: it reads weights and patterns from files "
+                        "(or patterns from stdin) and writes the outputs (docs/inference.md)")
+    p.add_argument("--weights", metavar="FILE.npz",
+                   help="with --forward-only and --weights-file: the weights to convert")
+    p.add_argument("--weights-file", metavar="FILE",
+                   help="with --forward-only: write --weights as the image's weights file")
     params_argument(p)
     add_machine_arguments(p)
 
 
-def load_network(path: str, params: list[str]):
+def load_network(path: str, params: list[str], params_file: str | None = None):
+    """The network of ``path`` with the overrides of a parameter file and of
+    ``-P`` (which wins)."""
+    from rapsim.compiler.params import merge_params, read_params_file
     from rapsim.compiler.parser import parse_file
-    return parse_file(path, parse_params(params))
+    from_file = read_params_file(params_file) if params_file else {}
+    given = parse_params(params)
+    try:
+        return parse_file(path, merge_params(from_file, given))
+    except RapError as e:
+        # an unknown parameter that only the file gives: name the file
+        bad = [k for k in from_file if k not in given and f"parameter {k!r} is not defined"
+               in str(e)]
+        if bad:
+            raise RapError(f"{params_file}: {e}") from None
+        raise
 
 
 def print_layout(plan, file=None) -> None:
@@ -82,11 +111,26 @@ def run(args) -> int:
     from rapsim.compiler.build import compile_network
     from rapsim.fileio import check_writable, write_file
     config = machine_config(args)
-    outputs = [args.output] + ([args.asm] if args.asm else [])
-    for path in outputs:                  # neither file when one cannot be written
+    if (args.weights or args.weights_file) and not args.forward_only:
+        raise RapError("--weights and --weights-file go with --forward-only")
+    if bool(args.weights) != bool(args.weights_file):
+        raise RapError("--weights and --weights-file go together (the weights to convert and "
+                       "the file to write)")
+    outputs = [args.output] + ([args.asm] if args.asm else []) + (
+        [args.weights_file] if args.weights_file else [])
+    for path in outputs:                  # no file when one cannot be written
         check_writable(path)
-    net = load_network(args.network, args.params)
-    prog = compile_network(net, config.nodes, config.memory)
+    net = load_network(args.network, args.params, args.params_file)
+    if args.forward_only:
+        from rapsim.compiler.checkpoint import load_weights
+        from rapsim.compiler.infer import compile_inference, weights_file_words
+        weights = load_weights(args.weights, net) if args.weights else None
+        prog = compile_inference(net, config.nodes, config.memory)
+        if weights is not None:
+            write_file(args.weights_file,
+                       weights_file_words(prog.plan, weights).astype("<u4").tobytes())
+    else:
+        prog = compile_network(net, config.nodes, config.memory)
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)

@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 
+from rapsim.commands import runtools
 from rapsim.errors import RapError
 
 HELP = "run an image on a simulated RAP (1-64 nodes)"
@@ -22,6 +23,8 @@ and the instruction.
 """
 
 EXIT_MACHINE_STOPPED = 3
+#: arguments after '--' anywhere on the command line go to the program (rapsim.cli)
+PROGRAM_ARGS = True
 MAX_COUNT = 1 << 62         # the largest cycle count the simulator takes (rapsim.machine.NO_LIMIT)
 
 
@@ -35,10 +38,10 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
-def _positive(text: str) -> int:
-    """A positive count: an integer (0x.., ..h) or an integral float such as 1e9."""
+def _whole(text: str) -> int:
+    """A whole number: an integer (0x.., ..h) or an integral float such as 1e9."""
     try:
-        v = _int(text)
+        return _int(text)
     except argparse.ArgumentTypeError:
         try:
             f = float(text)
@@ -46,7 +49,12 @@ def _positive(text: str) -> int:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
         if not f.is_integer():
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        v = int(f)
+        return int(f)
+
+
+def _positive(text: str) -> int:
+    """A positive count: an integer (0x.., ..h) or an integral float such as 1e9."""
+    v = _whole(text)
     if v <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {text!r}")
     if v > MAX_COUNT:
@@ -59,8 +67,12 @@ def _dump_spec(text: str) -> tuple[int, int, str | None]:
     if len(parts) < 2:
         raise argparse.ArgumentTypeError(f"--dump takes ADDR:COUNT[:FILE], not {text!r}")
     addr, count = _int(parts[0]), _int(parts[1])
-    if not 0 <= addr < 1 << 24 or count < 0:
-        raise argparse.ArgumentTypeError(f"bad address or count in {text!r}")
+    if not 0 <= addr < 1 << 24:
+        raise argparse.ArgumentTypeError(f"address {parts[0]!r} of {text!r} is not a 24-bit address "
+                                         "(0..0xFFFFFF)")
+    if not 0 <= count <= (1 << 24) - addr:
+        raise argparse.ArgumentTypeError(f"count {parts[1]!r} of {text!r} is out of range: 0..{(1 << 24) - addr} "
+                                         "words fit between the address and the end of the address space")
     return addr, count, (parts[2] if len(parts) == 3 and parts[2] else None)
 
 
@@ -129,45 +141,65 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write each node's stdout/stderr to DIR/node<N>.out and .err instead of "
                         "the terminal")
     add_machine_arguments(p)
+    runtools.add_arguments(p)
 
 
-def run(args) -> int:
+def read_image_file(path: str):
+    """The image in ``path`` (RapError naming the problem otherwise)."""
     from rapsim.asm.objfile import ObjectFormatError, read_image
-    from rapsim.machine import Simulator
-    from rapsim.output import NodeOutput
-    from rapsim.report import dump_memory, register_dump, stats_dict, stats_table
-    from rapsim.fileio import check_writable, write_file
-
-    config = machine_config(args)
     try:
-        image = read_image(args.image)
+        return read_image(path)
     except ObjectFormatError as e:
         raise RapError(str(e)) from None
-    # result files and dump ranges are checked before the run, not after it
-    for path in (args.stats_json, args.dump_regs, *(f for _, _, f in args.dump)):
-        if path:
-            check_writable(path)
-    # (no standard input at all when rap run is started with it closed)
-    stdin = sys.stdin.buffer if sys.stdin is not None and not sys.stdin.isatty() else None
-    out = None          # created once every input has been checked (--output-dir makes a folder)
+
+
+def loaded_simulator(config, path: str, image, args, output, stdin):
+    """A Simulator with ``image`` (read from ``path``) loaded, its program
+    given ``args.args`` and the files under ``args.root``; bad input as
+    RapError.  (rap run, rap prof, rap dbg.)"""
+    from rapsim.machine import Simulator
     try:
-        sim = Simulator(config, root=args.root, argv=[args.image, *args.args],
-                        output=lambda node, fd, data: out.write(node, fd, data), stdin=stdin)
+        sim = Simulator(config, root=args.root, argv=[path, *args.args], output=output,
+                        stdin=stdin)
     except FileNotFoundError as e:
         raise RapError(str(e)) from None
     try:
         sim.load(image)
     except ValueError as e:
-        raise RapError(f"{args.image}: {e}") from None
+        raise RapError(f"{path}: {e}") from None
+    return sim
+
+
+def run(args) -> int:
+    from rapsim.output import NodeOutput
+    from rapsim.report import dump_memory, register_dump, stats_dict, stats_table
+    from rapsim.fileio import check_writable, write_file
+
+    config = machine_config(args)
+    outputs = runtools.Outputs(args)
+    image = read_image_file(args.image)
+    # result files and dump ranges are checked before the run, not after it
+    for path in (args.stats_json, args.dump_regs, *(f for _, _, f in args.dump),
+                 *outputs.paths()):
+        if path:
+            check_writable(path)
+    # (no standard input at all when rap run is started with it closed)
+    stdin = sys.stdin.buffer if sys.stdin is not None and not sys.stdin.isatty() else None
+    out = None          # created once every input has been checked (--output-dir makes a folder)
+    sim = loaded_simulator(config, args.image, image, args,
+                           lambda node, fd, data: out.write(node, fd, data), stdin)
     for addr, count, _ in args.dump:
         if not sim.core.mapped(0, addr, count):
             raise RapError(f"--dump 0x{addr:06X}:{count}: the range is not plain memory of the node")
+    outputs.attach(sim)
     out = NodeOutput(config.nodes, args.output_dir)
+    result = None
     try:
         result = sim.run(max_cycles=args.max_cycles)
     finally:
         out.close()
         sim.daemon.close_all()
+        outputs.finish(sim, result)
     for m in result.messages:
         print(f"rap run: {m}" if not m.startswith("  ") else m, file=sys.stderr)
     if args.stats:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
+from rapsim.commands import runtools
 from rapsim.errors import RapError
 
 HELP = "train a network on-line on a simulated RAP; report loss, accuracy, MCPS and MCUPS"
@@ -41,11 +42,31 @@ def add_arguments(p) -> None:
     p.add_argument("--epochs", type=int, metavar="E", help="at most E epochs (default: the "
                                                           "description's)")
     p.add_argument("--json", metavar="FILE", help="write the results and measurements as JSON")
+    p.add_argument("--stats", metavar="NAME[,NAME...]",
+                   help="statistics to compute after every epoch besides the description's "
+                        "'stats' (class_error, confusion, output_accuracy; shown for the last "
+                        "epoch, every epoch's in --json)")
+    p.add_argument("--stream", action="store_true",
+                   help="stream the patterns from host files in blocks even when the database "
+                        "fits a node's memory (it is streamed anyway when it does not)")
+    p.add_argument("--stream-block", type=_positive, metavar="N",
+                   help="records per block of a streamed database (default 64)")
+    p.add_argument("--save", metavar="FILE.npz",
+                   help="at the end, save the training state (weights, momentum, epoch count, "
+                        "shuffle and schedule state) to resume later")
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("--resume", metavar="FILE.npz",
+                       help="continue the run saved with --save (--epochs then counts the "
+                            "epochs to add; default: up to the description's epochs)")
+    start.add_argument("--load", metavar="FILE.npz",
+                       help="start from these weights (a --save file or a weights file) "
+                            "instead of the initial ones")
     p.add_argument("--quiet", action="store_true", help="no progress, only the final report")
     p.add_argument("--max-cycles", type=_positive, default=1 << 40, metavar="N",
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
     add_machine_arguments(p)
+    runtools.add_arguments(p, trace=False)
 
 
 def check_options(args) -> None:
@@ -58,9 +79,24 @@ def check_options(args) -> None:
                            "give --test-fraction too")
         if args.split_seed < 0:
             raise RapError(f"--split-seed must be 0 or more, not {args.split_seed}")
-    if args.json:
-        from rapsim.fileio import check_writable
-        check_writable(args.json)             # now, not after the whole run
+    args.stats = stat_names(args.stats)
+    from rapsim.fileio import check_writable
+    for path in (args.json, args.save, getattr(args, "timeline", None)):
+        if path:
+            check_writable(path)              # now, not after the whole run
+
+
+def stat_names(option: str | None) -> list[str]:
+    """The statistics a ``--stats NAME[,NAME...]`` option names (checked)."""
+    from rapsim.compiler.stats import available
+    if option is None:
+        return []
+    names = [s.strip() for s in option.split(",")]
+    for s in names:
+        if s not in available():
+            raise RapError(f"--stats: unknown statistic {s!r} (there are: "
+                           f"{', '.join(available())})")
+    return names
 
 
 def load_data(args, network):
@@ -116,6 +152,8 @@ def report(result, file=None) -> None:
         for st in shown(result.epochs):
             t.add_row(*epoch_row(st))
         con.print(t)
+    if result.stats:
+        report_stats(result.stats[-1], con)
     perf = result.performance.to_dict()
     cfg = result.config
     m = Table(title=f"{cfg.nodes} node{'s' if cfg.nodes > 1 else ''} "
@@ -143,14 +181,56 @@ def report(result, file=None) -> None:
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
-              f"database in {result.database.upper()}")
+              f"database in {_region(result.database)}")
+
+
+def report_stats(record: dict, con) -> None:
+    """The statistics of one epoch (rapsim.compiler.stats) as tables."""
+    from rich.table import Table
+    parts = {"train": "training set", "test": "test set", "data": "the data"}
+    for part in ("train", "test", "data"):
+        for name, value in record.get(part, {}).items():
+            title = (f"epoch {record['epoch']}, " if record["epoch"] is not None else "") + \
+                f"{parts[part]}: "
+            if name == "confusion":
+                for layer, m in value.items():
+                    con.print(title + f"confusion of {layer} (rows: target, columns: output)")
+                    t = Table()
+                    t.add_column("class")
+                    for j in range(len(m)):
+                        t.add_column(str(j), justify="right")
+                    for i, row in enumerate(m):
+                        t.add_row(str(i), *map(str, row))
+                    con.print(t)
+            elif name == "class_error":
+                for layer, v in value.items():
+                    con.print(title + f"error per class of {layer}")
+                    t = Table()
+                    for col in ("class", "patterns", "error"):
+                        t.add_column(col, justify="right")
+                    for i, (n, e) in enumerate(zip(v["patterns"], v["error"])):
+                        t.add_row(str(i), str(n), "" if e is None else f"{100 * e:.1f}%")
+                    con.print(t)
+            elif name == "output_accuracy":
+                acc = value["accuracy"]
+                con.print(title + "accuracy per output unit: " + " ".join(
+                    "-" if a is None else f"{100 * a:.1f}%" for a in acc))
+            else:
+                con.print(title + f"{name}: {json.dumps(value)}")
+
+
+def _region(database: str) -> str:
+    """'sram' -> 'SRAM'; 'sram, streamed in blocks ...' -> 'SRAM, streamed in blocks ...'."""
+    region, sep, rest = database.partition(",")
+    return region.upper() + sep + rest
 
 
 class _Progress:
     """A rich progress bar over epochs, with a line per finished epoch."""
 
-    def __init__(self, total: int, quiet: bool):
+    def __init__(self, total: int, quiet: bool, first: int = 0):
         self.quiet = quiet
+        self.first = first                            # a resumed run's first epoch
         self.every = max(1, -(-total // 20))          # about 20 lines at most
         self.total = total
         self.progress = None
@@ -177,7 +257,8 @@ class _Progress:
         if self.progress is None:
             return
         cells = epoch_row(st)
-        if st.epoch % self.every == 0 or st.epoch == self.total - 1:
+        k = st.epoch - self.first
+        if k % self.every == 0 or k == self.total - 1:
             self.console.print("  ".join(f"{c} {v}" for c, v in zip(EPOCH_COLUMNS, cells) if v))
         self.progress.advance(self.task)
 
@@ -190,18 +271,37 @@ def run(args) -> int:
     from rapsim.fileio import write_file
     config = machine_config(args)
     check_options(args)
-    net = load_network(args.network, args.params)
+    net = load_network(args.network, args.params, args.params_file)
     train_set, test_set = load_data(args, net)
+    from rapsim.compiler.checkpoint import load_state, load_weights, save_state
+    resume = load_state(args.resume, net) if args.resume else None
+    weights = load_weights(args.load, net) if args.load else None
     program = compile_network(net, config.nodes, config.memory)
-    epochs = net.training.epochs if args.epochs is None else args.epochs
+    outputs = runtools.Outputs(args, trace=False, mark_label="pattern")
+    if resume is not None:
+        done = resume.epochs_done
+        epochs = max(net.training.epochs - done, 0) if args.epochs is None else args.epochs
+    else:
+        epochs = net.training.epochs if args.epochs is None else args.epochs
     try:
-        with _Progress(epochs, args.quiet) as prog:
+        with _Progress(epochs, args.quiet, resume.epochs_done if resume else 0) as prog:
             result = run_program(program, config, train_set, test_set, epochs=args.epochs,
-                                 on_epoch=prog.epoch, max_cycles=int(args.max_cycles))
+                                 weights=weights, on_epoch=prog.epoch,
+                                 max_cycles=int(args.max_cycles), resume=resume,
+                                 stats=args.stats, stream=True if args.stream else None,
+                                 stream_block=args.stream_block,
+                                 instrument=outputs.attach if outputs.wanted else None)
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)
         return EXIT_MACHINE_STOPPED
+    finally:
+        outputs.finish()
     report(result)
+    if args.save:
+        save_state(args.save, net, result.state)
     if args.json:
-        write_file(args.json, json.dumps(result.to_dict(), indent=2) + "\n")
+        from rapsim.compiler.params import param_table
+        out = result.to_dict()
+        out["params"] = {k: list(v) for k, v in param_table(net).items()}
+        write_file(args.json, json.dumps(out, indent=2) + "\n")
     return 0

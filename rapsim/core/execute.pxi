@@ -205,6 +205,7 @@ cdef inline int take_interrupt(Node* n) noexcept nogil:
     sp = add24(n.r[RAP_REG_SP], 1)
     if plain_write(n, sp & 0xFFFFFF, n.pc, &acc) or plain_read(n, b + 1, &v, &acc):
         return fail(n, ERR_WRITE, n.pc, 0, sp & 0xFFFFFF)
+    n.p.ints[b] += 1
     n.r[RAP_REG_SP] = sp
     n.r[RAP_REG_ST] &= ~ST_GIE
     n.pc = v & 0xFFFFFF
@@ -241,6 +242,13 @@ cdef int step(Node* n) noexcept nogil:
     cdef uint32_t newar[6]
     cdef int in_slot, occ, wait_part, conf_part, extra, ew
     cdef int rpts_was = n.rpts
+    cdef int64_t dma_delay = 0
+
+    # -- on-chip peripherals: catch the timers and the DMA up (periph.pxi)
+    if n.periph_on:
+        err = periph_before(n)
+        if err:
+            return n.status if err == PERIPH_NO_INSTRUCTION else err
 
     # -- interrupts at an instruction boundary (not in RPTS or delay slots)
     if (n.r[RAP_REG_ST] & ST_GIE) and (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF) \
@@ -259,7 +267,7 @@ cdef int step(Node* n) noexcept nogil:
         pc = n.rpts_pc
     else:
         rg = region_of(n, pc)
-        if rg == RG_NONE or rg == RG_RINGIO:
+        if rg >= RG_RINGIO:
             return fail(n, ERR_FETCH, pc, 0, pc)
         d = decoded_at(n, pc)
         if d == NULL:
@@ -302,7 +310,10 @@ cdef int step(Node* n) noexcept nogil:
             if rg == RG_NONE:
                 return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
             special = 1
-            if a == RAP_RING_DATA:
+            if rg == RG_PERIPH:
+                if not periph_register(a):
+                    return fail(n, ERR_WRITE if (d.addr_w >> k) & 1 else ERR_READ, pc, d.word, a)
+            elif a == RAP_RING_DATA:
                 if (d.addr_w >> k) & 1:
                     if ring_wr >= 0:
                         return fail(n, ERR_RING_MULTI, pc, d.word, a)
@@ -326,6 +337,9 @@ cdef int step(Node* n) noexcept nogil:
     t_ring = t
     t_read = t
     if special:
+        if n.periph_on and (ring_rd >= 0 or ring_wr >= 0) and dma_ring_clash(n, ring_rd >= 0,
+                                                                           ring_wr >= 0):
+            return fail(n, ERR_DMA_RING, pc, d.word, RAP_RING_DATA)
         if ring_rd >= 0 and n.fwd_count > 0:
             if ring_wr >= 0:
                 return fail(n, ERR_RING_MULTI, pc, d.word, RAP_RING_DATA)
@@ -345,8 +359,18 @@ cdef int step(Node* n) noexcept nogil:
             if not ring_stat(n, t, &c.mv[ring_stat_i]):
                 # no ring-data access of this node before t (t + 1 if this
                 # instruction has none): the bound its neighbours' RING_STAT use
-                n.lb = t if (ring_rd >= 0 or ring_wr >= 0) else t + 1
+                n.lb = periph_lb(n, t if (ring_rd >= 0 or ring_wr >= 0) else t + 1)
                 return ring_wait(n, d, fetch_rg, ST_RING_SYNC)
+    if n.periph_on:
+        # a DMA access in progress when the instruction's accesses start (at
+        # t_ring, after any ring wait) holds its resource: they all wait
+        # (periph.pxi; counted apart from the ring stalls)
+        err = periph_cpu_wait(n, d, c.rgs, fetch_rg, t_ring, &dma_delay)
+        if err == ST_ERROR:
+            return err
+        if err:
+            return ring_wait(n, d, fetch_rg, err)
+        t_ring += dma_delay
     n.pend_valid = 0
 
     # -- read memory operands
@@ -373,6 +397,8 @@ cdef int step(Node* n) noexcept nogil:
                     c.mv[i] = n.fwd_count
                 elif a == RAP_HOST_CALL:
                     c.mv[i] = n.hostcall_addr
+            elif rg == RG_PERIPH:
+                c.mv[i] = periph_read(n, c.ea[i], t_ring)
             else:
                 c.mv[i] = word_ptr(n, c.ea[i], rg)[0]
             n.acc_read[rg] += 1
@@ -408,9 +434,12 @@ cdef int step(Node* n) noexcept nogil:
         n.stall[SC_MEMWAIT] += ew
         n.stall[SC_BUSCONF] += extra - ew
     n.stall[SC_RING_READ] += t_read - t
-    n.stall[SC_RING_WRITE] += t_ring - t_read
+    n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
     n.cycle = t_ring + (occ if occ > c.base else c.base)
     n.instret += 1
+    if n.periph_on:
+        n.p.cpu_lost += dma_delay
+        periph_note_cpu(n, &c.acc, t_ring)
     if d.writes:
         note_group_writes(n, d.writes, n.cycle)
 
@@ -444,10 +473,14 @@ cdef int step(Node* n) noexcept nogil:
 
 
 cdef inline int ring_wait(Node* n, Decoded* d, int fetch_rg, int status) noexcept nogil:
-    """The instruction must wait for the ring: keep it to try again."""
+    """The instruction must wait for the ring: keep it to try again (a running
+    DMA channel goes on meanwhile, periph.pxi)."""
     if d != &n.pend_ins:
         n.pend_ins = d[0]
     n.pend_valid = 1
     n.pend_fetch_rg = fetch_rg
+    if n.periph_on and n.p.dma_run:
+        if periph_background(n, status) == ST_ERROR:
+            return ST_ERROR
     n.status = status
     return status

@@ -2,7 +2,8 @@
 # (SRAM with the vectors, DRAM, on-chip RAM blocks 0 and 1, ring registers),
 # per-region access counters, and invalidation of pre-decoded instructions
 # when code is overwritten.  Ring and host-call registers are served by
-# ring.pxi; everything else is unmapped and stops the node.
+# ring.pxi, the peripheral bus by periph.pxi; everything else is unmapped
+# and stops the node.
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
@@ -17,6 +18,8 @@ cdef inline int region_of(Node* n, uint32_t a) noexcept nogil:
         return RG_RAM0 + ((a - RAP_RAM0_BASE) >> 10)
     if <uint32_t>(a - RAP_RINGIO_BASE) < RAP_RINGIO_SIZE:
         return RG_RINGIO
+    if <uint32_t>(a - RAP_PERIPH_BASE) < RAP_PERIPH_SIZE:
+        return RG_PERIPH
     return RG_NONE
 
 

@@ -62,6 +62,8 @@ cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
         elif a == RAP_HOST_CALL:
             c.hostcall = 1
             n.hostcall_addr = v & 0xFFFFFF
+    elif rg == RG_PERIPH:
+        periph_write(n, a, v, c.t_ring)
     else:
         p = word_ptr(n, a, rg)
         p[0] = v
@@ -363,7 +365,11 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     elif op == RAP_OP_IDLE:
         n.r[RAP_REG_ST] |= ST_GIE
         if not (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
-            n.status = ST_IDLE
+            if periph_can_wake(n):
+                n.p.idle = 1            # sleep until a peripheral raises an enabled interrupt
+                n.periph_on = 1
+            else:
+                n.status = ST_IDLE      # nothing could ever wake it
     elif op == RAP_OP_SWI:
         n.status = ST_BREAK
     # ---- parallel instructions (guide 13.2, "parallel" formats) ----------

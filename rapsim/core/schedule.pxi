@@ -39,6 +39,8 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
     waits for a word on its input link, a write for room on its output link
     or a rotation; a RING_STAT wait for its neighbours' clocks, which are
     not tracked: always tried again.)"""
+    if n.periph_on and n.p.dma_run:
+        return 1            # its DMA channel may go on (periph.pxi)
     if n.status == ST_RING_READ:
         return n.rin.count > 0
     if n.status == ST_RING_WRITE:
@@ -49,14 +51,15 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
 cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """Run one node until it stops, waits, its clock reaches limit or it has
     spent the budget of instructions (budget[0] is decremented; stopping
-    early is like a shorter quantum: it changes no result)."""
+    early is like a shorter quantum: it changes no result).  An instrumented
+    node (probe.pxi) runs run_node_probed instead (run_machine checks)."""
     while n.status == ST_RUNNING:
         if n.cycle >= limit or budget[0] <= 0:
             break
         budget[0] -= 1
         step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
-        n.lb = n.cycle
+        n.lb = periph_lb(n, n.cycle)
     return n.status
 
 
@@ -66,7 +69,8 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
     later; a node waiting on RING_STAT at the bound step() gave it; a node
     waiting for data acts no earlier than one hop after its upstream node can
     write; a node waiting for room no earlier than its downstream node can
-    read; a stopped node never acts (T_NEVER).  Waiting nodes whose chain of
+    read (or its running DMA channel's next access, if earlier); a stopped
+    node never acts (T_NEVER).  Waiting nodes whose chain of
     waits ends at a stopped node, or runs round the whole ring, never act
     either: they are deadlocked (lb == T_NEVER)."""
     cdef int i, it, changed
@@ -75,9 +79,9 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
     for i in range(count):
         n = &nodes[i]
         if n.status == ST_RUNNING or n.status == ST_HOSTCALL:
-            n.lb = n.cycle
+            n.lb = periph_lb(n, n.cycle)
         elif n.status == ST_RING_SYNC:
-            n.lb = i64max(n.lb, n.cycle)
+            n.lb = periph_lb(n, i64max(n.lb, n.cycle))
         else:
             n.lb = T_NEVER      # stopped, or waiting: resolved below
     # a waiter's bound is final once its neighbour's is: at most count rounds
@@ -85,16 +89,18 @@ cdef void lower_bounds(Node* nodes, int count) noexcept nogil:
         changed = 0
         for i in range(count):
             n = &nodes[i]
+            b = T_NEVER
             if n.status == ST_RING_READ:
-                if n.up.lb >= T_NEVER:
-                    continue
-                b = i64max(n.cycle, n.up.lb + n.rin.latency)
+                if n.up.lb < T_NEVER:
+                    b = i64max(n.cycle, n.up.lb + n.rin.latency)
             elif n.status == ST_RING_WRITE:
-                if n.down.lb >= T_NEVER:
-                    continue
-                b = i64max(n.cycle, n.down.lb)
+                if n.down.lb < T_NEVER:
+                    b = i64max(n.cycle, n.down.lb)
             else:
                 continue
+            if n.periph_on and n.p.dma_run:
+                # its DMA channel goes on while the CPU waits (periph.pxi)
+                b = min(b, i64max(n.cycle, n.p.dma_t))
             if b != n.lb:
                 n.lb = b
                 changed = 1
@@ -130,25 +136,44 @@ cdef int ring_rotation(Node* nodes, int count) noexcept nogil:
     return 1
 
 
+cdef inline int64_t i64min(int64_t a, int64_t b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef inline int earlier_stop(Node* nodes, int i, int best) noexcept nogil:
+    """Is node i's stop earlier in simulated time than node best's (ties: the
+    lower node number)?"""
+    return best < 0 or nodes[i].cycle < nodes[best].cycle or \
+        (nodes[i].cycle == nodes[best].cycle and i < best)
+
+
 cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int32_t* order,
                      int* who, int64_t* budget) noexcept nogil:
     """Run every node until an event.  Scheduling knobs that must not change
     any result (tests check this): ``quantum`` (cycles a node runs before the
     next one gets its turn; 0 = until it stops or waits) and ``order`` (the
     order nodes take turns in).  After about budget[0] instructions the call
-    returns EV_YIELD, and a new call goes on where it stopped.  A node that is
-    still stopped when the call starts (an error, a breakpoint, IDLE, a host
-    call not served yet) is reported again at once: the machine cannot go on
-    without it."""
+    returns EV_YIELD, and a new call goes on where it stopped.
+
+    The event reported is the first in simulated time, whatever the
+    interleaving: when a node stops (an error, a breakpoint, IDLE, a host
+    call), it becomes the pending stop and the other nodes run on only up to
+    its cycle (the horizon); one of them stopping earlier takes its place.
+    When no node below the horizon can move, the pending stop is reported
+    (ties: the lower node number).  A node still stopped when the call starts
+    (an error, a host call not served yet) is pending from the start: the
+    machine cannot go on without it."""
     cdef int j, i, progress, active, st, ev
-    cdef uint64_t before
+    cdef int pending = -1
+    cdef uint64_t before, before_dma
     cdef int64_t lim
+    cdef int64_t horizon = limit
     cdef Node* n
     for i in range(count):
-        ev = stop_event(nodes[i].status)
-        if ev >= 0:
-            who[0] = i
-            return ev
+        if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, pending):
+            pending = i
+    if pending >= 0:
+        horizon = i64min(limit, nodes[pending].cycle)
     while True:
         progress = 0
         active = 0
@@ -163,30 +188,32 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
             if n.status != ST_RUNNING:
                 continue
             before = n.instret
-            lim = limit
-            if quantum > 0 and n.cycle + quantum < limit:
+            before_dma = n.p.dma_acc
+            lim = horizon
+            if quantum > 0 and n.cycle + quantum < horizon:
                 lim = n.cycle + quantum
-            st = run_node(n, lim, budget)
-            if n.instret != before:
+            st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
+            if n.instret != before or n.p.dma_acc != before_dma:
                 progress = 1
-            ev = stop_event(st)
-            if ev >= 0:
-                who[0] = i
-                return ev
+            if stop_event(st) >= 0:
+                if earlier_stop(nodes, i, pending):
+                    pending = i
+                    horizon = i64min(limit, n.cycle)
+                continue
             if budget[0] <= 0:
                 return EV_YIELD
             if st == ST_RUNNING or waiting(st):
                 active += 1
-                if st == ST_RUNNING and n.cycle < limit:
+                if st == ST_RUNNING and n.cycle < horizon:
                     progress = 1
         if active == 0:
-            return EV_DONE
+            break
         if progress:
             continue
         # nobody moved: are the waiting nodes only waiting for the limit?
         for i in range(count):
             n = &nodes[i]
-            if n.status == ST_RUNNING and n.cycle < limit:
+            if n.status == ST_RUNNING and n.cycle < horizon:
                 progress = 1
         if progress:
             continue
@@ -195,21 +222,27 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
         lower_bounds(nodes, count)
         for i in range(count):
             n = &nodes[i]
-            if n.status == ST_RING_SYNC:
+            if n.status == ST_RING_SYNC or (waiting(n.status) and n.periph_on and n.p.dma_run):
                 n.status = ST_RUNNING
                 before = n.instret
-                st = run_node(n, limit, budget)
-                ev = stop_event(st)
-                if ev >= 0:
-                    who[0] = i
-                    return ev
+                before_dma = n.p.dma_acc
+                st = run_node(n, horizon, budget) if n.probe == NULL \
+                    else probed_runner(n, horizon, budget)
+                if stop_event(st) >= 0:
+                    if earlier_stop(nodes, i, pending):
+                        pending = i
+                        horizon = i64min(limit, n.cycle)
+                    progress = 1
+                    break
                 if budget[0] <= 0:
                     return EV_YIELD
-                if n.instret != before:
+                if n.instret != before or n.p.dma_acc != before_dma:
                     progress = 1
                     break
         if progress:
             continue
+        if pending >= 0:
+            break
         # stuck: deadlocked waiters (chains of waits that end at a stopped
         # node or run round the ring), else nodes waiting for nodes that
         # reached the cycle limit
@@ -228,3 +261,7 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
                 who[0] = i
                 return EV_DEADLOCK      # RING_STAT waits that cannot be resolved
         return EV_LIMIT
+    if pending >= 0:
+        who[0] = pending
+        return stop_event(nodes[pending].status)
+    return EV_DONE

@@ -25,6 +25,9 @@ cdef enum:
     ERR_RPTS_TARGET = 6     # RPTS of an instruction that cannot be repeated
     ERR_HOST = 7            # the host daemon rejected a request (message kept in Python)
     ERR_RING_MULTI = 8      # more than one ring read (or write) in one instruction
+    ERR_DMA = 9             # the DMA channel addressed memory it cannot use (periph.pxi)
+    ERR_DMA_RING = 10       # the CPU used RING_DATA in the direction the DMA channel streams
+    ERR_DMA_PRI = 11        # a DMA priority mode this model does not have (rotating)
 
 # --- stall causes (Node.stall[]) ------------------------------------------
 cdef enum:
@@ -44,7 +47,9 @@ cdef enum:
     RG_RAM0 = 2
     RG_RAM1 = 3
     RG_RINGIO = 4
-    NREGION = 5
+    NREGION = 5         # the regions of the counters (and of the configurable wait states)
+    RG_PERIPH = 5       # the peripheral bus (periph.pxi): counted apart
+    NREGION_ALL = 6
     RG_NONE = 255
 
 # --- register groups for pipeline conflicts (guide 8.2.2) -----------------
@@ -137,6 +142,47 @@ cdef struct Link:
                         # rotation of a full ring, ring.pxi); T_NEVER otherwise
 
 
+cdef struct Periph:
+    # the DMA channel (guide 12.3) and the two timers (guide 12.1) of a node
+    uint32_t dma_gcr        # global control as written (START, INC/DEC, SYNC, TC, TCINT, PRI)
+    uint32_t dma_src
+    uint32_t dma_dst
+    uint32_t dma_cnt        # transfer counter (24 bits)
+    int dma_run             # the channel transfers (STAT = 11)
+    int dma_phase           # 0: the next access is the read, 1: the write of dma_word
+    uint32_t dma_word
+    int64_t dma_t           # earliest cycle of the channel's next access
+    int dma_wait            # the channel waits for the ring (ST_RING_READ/WRITE), else 0
+    int64_t dma_wait_t      # ... from this cycle
+    int dma_wait_reads      # ... in a read-and-forward
+    int dma_synced          # the synchronising interrupt of the next access was taken
+    int dma_halt            # START = 10 written between a read and its write: halt after the write
+    int64_t dma_lost_next   # cycles the next access waits for the CPU
+    int64_t cpu_debt        # DMA priority: cycles the DMA took from the last instruction
+    int64_t flag_t          # cycle from which the interrupt flags now set are there
+    int64_t caught          # the cycle the peripherals were last caught up to
+    uint32_t if_known       # IF after that catch-up
+    int64_t cpu_from[5]     # per resource (RS_*): the CPU's last instruction holds it from
+    int64_t cpu_hold[5]     # this cycle until this one
+    int64_t dma_from[5]     # per resource: the DMA's last access on it holds it from
+    int64_t dma_hold[5]     # this cycle until this one
+    uint32_t tim_gcr[2]
+    uint32_t tim_prd[2]
+    uint32_t tim_cnt[2]     # counter value at cycle tim_t
+    int64_t tim_t[2]        # reference cycle: counter tim_cnt, a timer tick every 2 cycles after it
+    int64_t tim_next[2]     # cycle of the next time the counter reaches the period (T_NEVER)
+    int tim_run[2]          # counting (HLD_ = 1 and internal clock)
+    int idle                # IDLE waits for an interrupt a peripheral will raise
+    # counters
+    uint64_t dma_words
+    uint64_t dma_acc        # DMA accesses (the scheduler's measure of progress)
+    uint64_t dma_lost       # cycles the DMA waited for the CPU
+    uint64_t cpu_lost       # cycles the CPU waited for the DMA
+    uint64_t dma_ring_wait  # cycles the DMA waited for the ring
+    uint64_t idle_cycles    # cycles spent in IDLE waiting for an interrupt
+    uint64_t ints[11]       # interrupts taken, per IF bit
+
+
 cdef struct Node:
     # architectural state (guide chapter 3)
     uint32_t r[32]          # registers by number; R0-R7: bits 31-0 of the 40-bit register
@@ -165,9 +211,9 @@ cdef struct Node:
     int64_t cycle
     uint64_t instret
     uint64_t stall[7]
-    uint64_t acc_read[5]
-    uint64_t acc_write[5]
-    uint64_t acc_fetch[5]
+    uint64_t acc_read[6]
+    uint64_t acc_write[6]
+    uint64_t acc_fetch[6]
     uint64_t cache_hits
     uint64_t cache_misses
     uint64_t ring_sent
@@ -186,7 +232,7 @@ cdef struct Node:
     uint32_t* dram
     uint32_t dram_words
     uint32_t ram[2048]      # on-chip RAM blocks 0 and 1
-    int wait[5]             # wait states per region
+    int wait[6]             # wait states per region (the peripheral bus: 0)
     int64_t hostcall_cycles
     # pre-decoded instructions, by 1K-word page (allocated on first fetch)
     Decoded** dcache
@@ -202,3 +248,7 @@ cdef struct Node:
     int64_t lb              # lower bound of the cycle of this node's next action (scheduler)
     int64_t wait_t          # a ring wait: the cycle the waiting instruction issues at
     int wait_reads          # a ring wait: the waiting instruction reads RING_DATA
+    # on-chip peripherals (periph.pxi); the hot loop looks only at periph_on
+    int periph_on           # a DMA transfer runs, a timer counts, or IDLE waits for them
+    Periph p
+    void* probe             # instrumentation (a Probe, probe.pxi); NULL: none

@@ -27,6 +27,11 @@
 #    addressing itself happen in decode and cause no conflict.
 #  * ring: a read of RING_DATA waits until a word is in the input latch, a
 #    write until the output latch is free (ring.pxi).
+#  * on-chip peripherals (periph.pxi): the peripheral bus serves one access
+#    per cycle, no wait states; the DMA channel competes with the CPU for the
+#    buses and the on-chip blocks (the CPU first, guide 12.3.6): the cycles
+#    an instruction waits for a DMA access in progress are charged by
+#    periph.pxi (counter "cpu_lost_to_dma").
 
 cdef inline int base_cycles(int timing) noexcept nogil:
     if timing == RAP_T_STD or timing == RAP_T_BRANCH_D or timing == RAP_T_DB_D \
@@ -42,12 +47,13 @@ cdef enum:
     INTERRUPT_CYCLES = 4    # taking an interrupt: a pipeline flush like a trap's call
     BUS_PRIMARY = 0
     BUS_EXPANSION = 1
+    BUS_PERIPH = 2          # the peripheral bus (DMA and timer registers, periph.pxi)
 
 
 cdef struct Acc:
     # accesses of one instruction, for its memory occupancy
-    int bus_n[2]            # accesses on the primary and expansion buses
-    int bus_wait[2]         # wait-state cycles on them
+    int bus_n[3]            # accesses on the primary, expansion and peripheral buses
+    int bus_wait[3]         # wait-state cycles on them
     int blk_n[2]            # accesses to on-chip RAM blocks 0 and 1
 
 
@@ -56,6 +62,8 @@ cdef inline void acc_clear(Acc* a) noexcept nogil:
     a.bus_n[1] = 0
     a.bus_wait[0] = 0
     a.bus_wait[1] = 0
+    a.bus_n[2] = 0
+    a.bus_wait[2] = 0
     a.blk_n[0] = 0
     a.blk_n[1] = 0
 
@@ -72,6 +80,8 @@ cdef inline void acc_add(Node* n, Acc* a, int region) noexcept nogil:
         a.blk_n[0] += 1
     elif region == RG_RAM1:
         a.blk_n[1] += 1
+    elif region == RG_PERIPH:
+        a.bus_n[BUS_PERIPH] += 1
 
 
 cdef inline int acc_cycles(Acc* a, int* wait_part, int* conflict_part) noexcept nogil:
@@ -79,11 +89,11 @@ cdef inline int acc_cycles(Acc* a, int* wait_part, int* conflict_part) noexcept 
     beyond one split into wait-state and bus-conflict parts."""
     cdef int best = 1, w = 0, c = 0, occ, b
     if a.bus_n[0] + a.bus_wait[0] <= 1 and a.bus_n[1] + a.bus_wait[1] <= 1 \
-            and a.blk_n[0] <= 2 and a.blk_n[1] <= 2:
+            and a.blk_n[0] <= 2 and a.blk_n[1] <= 2 and a.bus_n[2] <= 1:
         wait_part[0] = 0            # the common case: nothing beyond one cycle
         conflict_part[0] = 0
         return 1
-    for b in range(2):
+    for b in range(3):
         if a.bus_n[b]:
             occ = a.bus_n[b] + a.bus_wait[b]
             if occ > best:

@@ -17,6 +17,22 @@ def rap_main(argv: list[str], monkeypatch) -> int:
     return cli.main([str(a) for a in argv])
 
 
+def rap(args, monkeypatch, capsys):
+    """``rap ARGS`` in-process: (exit status, stdout, stderr); never a
+    traceback or an internal error."""
+    rc = rap_main([str(a) for a in args], monkeypatch)
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err and "internal error" not in cap.err
+    return rc, cap.out, cap.err
+
+
+def net_file(tmp_path, text: str):
+    """A network description ``text`` written to ``tmp_path/n.net``."""
+    path = tmp_path / "n.net"
+    path.write_text(text)
+    return path
+
+
 # --- helpers of the 'rap run' tests ------------------------------------------
 
 import pytest  # noqa: E402

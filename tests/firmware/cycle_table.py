@@ -139,6 +139,23 @@ def ring_table(cases=((4, 64), (4, 1024), (16, 64), (16, 256), (16, 1024), (16, 
     return "\n".join(rows)
 
 
+DMA_CASES = ((256, 256, RAM1, "a in RAM0, b in RAM1"), (256, 1000, RAM1, "a in RAM0, b in RAM1"),
+             (512, 1000, RAM1, "a in RAM0, b in RAM1"), (256, 1000, SRAM2, "a in RAM0, b in SRAM"))
+
+
+def dma_table() -> str:
+    """The example of docs/firmware.md section 12: broadcast x (in SRAM) from
+    node 0 on 4 nodes and compute a dot product, plain (_ring_bcast, _vdot)
+    or with the broadcast by DMA (_dma_bcast, _vdot, _dma_wait)."""
+    from test_fw_dma import bcast_vs_plain
+    rows = ["| x words | dot length | dot operands | plain | by DMA | saved |",
+            "|---|---|---|---|---|---|"]
+    for nx, m, b, place in DMA_CASES:
+        plain, dma = bcast_vs_plain(nx, m, b)
+        rows.append(f"| {nx} | {m} | {place} | {plain} | {dma} | {plain - dma} |")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
     print("## vector\n")
     print(vector_table())
@@ -152,3 +169,5 @@ if __name__ == "__main__":
     print(scalar_table())
     print("\n## ring (machine time of one call)\n")
     print(ring_table())
+    print("\n## a ring broadcast by DMA beside a dot product (4 nodes, machine time)\n")
+    print(dma_table())

@@ -42,6 +42,23 @@ def test_include_matches_the_simulator():
         assert inc[flag] == getattr(daemon, flag), flag
 
 
+def test_peripheral_names_match_the_memory_map():
+    inc = _inc()
+    for addr, name in memmap.PERIPH_REGISTERS.items():
+        assert inc[name] == addr, name
+    assert inc["PERIPH_BASE"] == memmap.PERIPH_BASE == inc["PERIPH_PAGE"] << 16 | 0x8000
+    for name in ("DMA_GCR", "DMA_SRC", "DMA_DST", "DMA_CNT"):
+        assert memmap.PERIPH_BASE + inc[name + "_OFS"] == inc[name]
+    for k in (0, 1):
+        for reg in ("GCR", "CNT", "PRD"):
+            assert memmap.PERIPH_BASE + inc[f"TIMER{k}_OFS"] + inc[f"TIM_{reg}_OFS"] \
+                == inc[f"TIMER{k}_{reg}"]
+    # IF bits in the simulator's order, vectors at 1 + bit (guide 7.6.2)
+    from rapsim._sim import INTERRUPT_NAMES
+    for bit, name in enumerate(INTERRUPT_NAMES):
+        assert inc["INT_" + name] == 1 << bit and inc["VEC_" + name] == bit + 1, name
+
+
 def test_status_bits_match_the_simulator():
     inc = _inc()
     state = open(os.path.join(REPO, "rapsim", "core", "state.pxi")).read()
@@ -59,12 +76,11 @@ def test_activation_tables_are_generated():
 def test_objects_and_library(tmp_path):
     objs = dict(firmware.objects())
     assert set(objs) == {"crt0.obj", "syscalls.obj", "vector.obj", "activate.obj",
-                         "matrix.obj", "sparse.obj", "binary.obj", "ring.obj"}
+                         "matrix.obj", "sparse.obj", "binary.obj", "ring.obj", "dma.obj"}
     lib = firmware.build_library(tmp_path)
     members = [m.name for m in read_archive(lib)]
     assert members == ["syscalls.obj", "vector.obj", "activate.obj", "matrix.obj", "sparse.obj",
-                       "binary.obj",
-                       "ring.obj"]
+                       "binary.obj", "ring.obj", "dma.obj"]
     assert (tmp_path / "crt0.obj").is_file()
     stamp = os.path.getmtime(lib)
     assert firmware.build_library(tmp_path) == lib          # cached: not rewritten

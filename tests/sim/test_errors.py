@@ -161,7 +161,7 @@ start:  LDP  0x800000
         LDI  @3, R0             ; NODE_ID
         CMPI 2, R0
         BNZ  $
-        LDI  @0x8000, R1        ; bad: 0x808000, the C30 peripherals
+        LDI  @0x8040, R1        ; bad: 0x808040, serial port 0 (not modelled)
 """
     _, res = run_file(tmp_path, src, nodes=4)
     assert res.event == "error" and res.node == 2

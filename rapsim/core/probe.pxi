@@ -1,0 +1,286 @@
+# Instrumentation of a node: the instruction trace, breakpoints and
+# watchpoints of the kernel writer's tools (rapsim.trace, rapsim.debugger).
+#
+# A node is instrumented when Node.probe points at a Probe (Machine.probe_*
+# in _sim.pyx); run_node() (schedule.pxi) then runs it through
+# run_node_probed() below instead of its own loop.  The check is made once
+# per call of run_node, not per instruction, so an uninstrumented machine
+# runs exactly the code it ran before (benchmarks/bench_sim.py measures it).
+#
+# probed_step() wraps step() (execute.pxi) without changing it: before the
+# instruction it notes the registers, the stall counters and the effective
+# addresses of the memory operands (ind_address() is a pure function of the
+# registers), after it the registers that changed, the stall cycles by
+# cause, the values stored and the ring words moved.  Records go to a C
+# buffer per node; when it is full the run yields (EV_YIELD) and the Python
+# side drains it (Machine.probe_drain).
+
+cdef enum:
+    TR_MAXREG = 8           # registers one record lists (an instruction writes at most 6)
+    TR_MAXMEM = 4           # memory accesses one record lists (2 operands, a stack word, a forward)
+    PROBE_MAXBREAK = 64
+    PROBE_MAXWATCH = 16
+    # TraceRec.mkind: bit 0 = write; bits 7-4 = the region (RG_*)
+    MK_WRITE = 1
+    # Probe.hit
+    HIT_NONE = 0
+    HIT_BREAK = 1
+    HIT_WATCH_MEM = 2
+    HIT_WATCH_REG = 3
+    HIT_FULL = 4            # the trace buffer is full (drain and go on)
+
+
+cdef packed struct TraceRec:
+    int64_t cycle           # the node's clock when the instruction started (decode)
+    int64_t t_exec          # the cycle it executed (after register-conflict and ring waits)
+    int64_t end             # the node's clock after it
+    uint32_t pc
+    uint32_t word
+    int32_t node
+    uint8_t status          # the node's status after it (ST_HOSTCALL: it wrote HOST_CALL)
+    uint8_t nreg
+    uint8_t nmem
+    uint8_t rpts            # 1: a repetition of RPTS (not fetched again)
+    uint32_t stall[7]       # stall cycles it caused, by cause (SC_*)
+    uint8_t reg[8]          # registers written (numbers) ...
+    int8_t rexp[8]          # ... with their new value (R0-R7: exponent, bits 39-32)
+    uint32_t regval[8]
+    uint8_t mkind[4]        # memory accesses: MK_WRITE | region << 4
+    uint32_t maddr[4]
+    uint32_t mval[4]
+    int64_t mtime[4]        # ring-data reads: the cycle the word entered the input latch
+
+
+cdef struct Probe:
+    int trace               # record instructions
+    int64_t t_from          # ... that start in [t_from, t_to)
+    int64_t t_to
+    TraceRec* buf
+    int cap
+    int len
+    int nbreak
+    uint32_t breaks[64]
+    uint32_t skip_pc        # resuming from a breakpoint at this PC: do not stop there at once
+    int skip
+    int nwatch
+    uint32_t waddr[16]
+    uint32_t wval[16]
+    uint32_t wregs          # bit r: register r is watched
+    int hit                 # HIT_*
+    uint32_t hit_addr       # breakpoint PC, watched address or register number
+    uint32_t hit_old
+    uint32_t hit_new
+    uint32_t hit_pc         # PC of the instruction that changed a watched value
+
+
+# The instrumented path calls step() and is called by run_node() through
+# function pointers: the C compiler then optimises step() and run_node() for
+# the plain loop exactly as it did before this path existed (measured:
+# direct calls cost the plain loop 5-10 %).
+ctypedef int (*run_fn)(Node*, int64_t, int64_t*) noexcept nogil
+
+
+cdef inline Decoded* next_instruction(Node* n, Decoded* tmp) noexcept nogil:
+    """The instruction step() will execute next (NULL: a fetch error).  The
+    decode cache is only looked at (a new decode goes to tmp): calling
+    decoded_at() from here would make the compiler stop inlining it into
+    step() (measured: 5 % of the plain loop)."""
+    cdef Decoded* page
+    cdef int rg
+    if n.pend_valid:
+        return &n.pend_ins
+    if n.rpts == 2:
+        return &n.rpts_ins
+    rg = region_of(n, n.pc)
+    if rg >= RG_RINGIO:
+        return NULL
+    page = n.dcache[n.pc >> DPAGE_BITS]
+    if page != NULL and page[n.pc & (DPAGE_WORDS - 1)].valid:
+        return &page[n.pc & (DPAGE_WORDS - 1)]
+    tmp.valid = 0
+    decode_word(word_ptr(n, n.pc, rg)[0], tmp)
+    return tmp
+
+
+cdef inline uint32_t ringio_value(Node* n, uint32_t a) noexcept nogil:
+    if a == RAP_RING_DATA:
+        return n.rin.data[n.rin.head] if n.rin.count > 0 else 0
+    if a == RAP_NODE_ID:
+        return n.node_id
+    if a == RAP_NODE_COUNT:
+        return n.node_count
+    if a == RAP_RING_FWD:
+        return n.fwd_count
+    if a == RAP_HOST_CALL:
+        return n.hostcall_addr
+    return 0
+
+
+cdef inline uint32_t mem_value(Node* n, uint32_t a, int rg) noexcept nogil:
+    cdef uint32_t* p = word_ptr(n, a, rg)
+    return p[0] if p != NULL else 0
+
+
+cdef inline void add_access(TraceRec* r, int kind, uint32_t a, uint32_t v, int64_t mt) noexcept nogil:
+    if r.nmem < TR_MAXMEM:
+        r.mkind[r.nmem] = kind
+        r.maddr[r.nmem] = a
+        r.mval[r.nmem] = v
+        r.mtime[r.nmem] = mt
+        r.nmem += 1
+
+
+cdef int probed_step(Node* n, Probe* p) noexcept nogil:
+    """step() with the instruction's record (when tracing) and watchpoints."""
+    cdef uint32_t r0[32]
+    cdef int32_t e0[8]
+    cdef uint64_t s0[7]
+    cdef uint64_t ins0 = n.instret, fwd0 = n.ring_forwarded
+    cdef int64_t c0 = n.cycle
+    cdef Decoded dtmp
+    cdef Decoded* d = next_instruction(n, &dtmp)
+    cdef TraceRec rec
+    cdef TraceRec* r = &rec
+    cdef Opnd* o
+    cdef uint32_t pc = n.rpts_pc if (n.rpts == 2) else n.pc
+    cdef uint32_t a, nar, sp0
+    cdef int i, k, rg, st, stack = 0, rec_on
+    cdef int rep = n.rpts == 2
+    memcpy(r0, n.r, sizeof(r0))
+    memcpy(e0, n.rexp, sizeof(e0))
+    memcpy(s0, n.stall, sizeof(s0))
+    sp0 = n.r[RAP_REG_SP]
+    rec_on = p.trace and p.t_from <= c0 < p.t_to and p.len < p.cap
+    if rec_on:
+        r.nmem = 0
+        if d != NULL and d.valid == 1 and d.access:
+            for k in range(d.naddr):
+                i = d.addr_op[k]
+                o = &d.o[i]
+                if o.kind == RAP_K_DIR:
+                    a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+                else:
+                    a = ind_address(n, o, &nar)
+                rg = region_of(n, a)
+                if (d.addr_w >> k) & 1:
+                    add_access(r, MK_WRITE | (rg << 4), a, 0, 0)
+                elif rg == RG_RINGIO:
+                    add_access(r, rg << 4, a, ringio_value(n, a),
+                               n.rin.mtime[n.rin.head] if a == RAP_RING_DATA else 0)
+                else:
+                    add_access(r, rg << 4, a, mem_value(n, a, rg), 0)
+        if d != NULL and d.valid == 1:
+            stack = d.op == RAP_OP_PUSH or d.op == RAP_OP_PUSHF or d.op == RAP_OP_POP \
+                or d.op == RAP_OP_POPF or d.timing == RAP_T_CALL or d.timing == RAP_T_CALLC \
+                or d.timing == RAP_T_RETS or d.timing == RAP_T_RETI or d.timing == RAP_T_TRAP
+    step(n)             # (its return value unused, as in run_node: the compiler drops it)
+    st = n.status
+    if n.instret == ins0:
+        return st               # waiting (ring), an error or an interrupt: nothing executed
+    if rec_on:
+        r.cycle = c0
+        r.end = n.cycle
+        r.pc = pc
+        r.word = d.word if d != NULL else 0
+        r.node = n.node_id
+        r.status = st
+        r.rpts = rep
+        for k in range(NSTALL):
+            r.stall[k] = <uint32_t>(n.stall[k] - s0[k])
+        # executed after the register-conflict and ring waits
+        r.t_exec = c0 + r.stall[SC_REGCONF] + r.stall[SC_RING_READ] + r.stall[SC_RING_WRITE]
+        for k in range(r.nmem):
+            if r.mkind[k] & MK_WRITE:
+                a = r.maddr[k]
+                rg = r.mkind[k] >> 4
+                if rg == RG_RINGIO:
+                    if a == RAP_RING_DATA:
+                        r.mval[k] = n.rout.data[(n.rout.head + n.rout.count - 1) & 3]
+                    else:
+                        r.mval[k] = ringio_value(n, a)
+                else:
+                    r.mval[k] = mem_value(n, a, rg)
+        if n.ring_forwarded != fwd0:
+            add_access(r, MK_WRITE | (RG_RINGIO << 4), RAP_RING_DATA,
+                       n.rout.data[(n.rout.head + n.rout.count - 1) & 3], 0)
+        if stack and n.r[RAP_REG_SP] != sp0:
+            a = n.r[RAP_REG_SP] & 0xFFFFFF
+            if ((n.r[RAP_REG_SP] - sp0) & 0xFFFFFF) == 1:
+                add_access(r, MK_WRITE | (region_of(n, a) << 4), a,
+                           mem_value(n, a, region_of(n, a)), 0)
+            else:
+                a = sp0 & 0xFFFFFF
+                add_access(r, region_of(n, a) << 4, a, mem_value(n, a, region_of(n, a)), 0)
+        r.nreg = 0
+        for k in range(RAP_NUM_REGISTERS):
+            if n.r[k] != r0[k] or (k < 8 and n.rexp[k] != e0[k]):
+                if r.nreg < TR_MAXREG:
+                    r.reg[r.nreg] = k
+                    r.regval[r.nreg] = n.r[k]
+                    r.rexp[r.nreg] = n.rexp[k] if k < 8 else 0
+                    r.nreg += 1
+        p.buf[p.len] = rec
+        p.len += 1
+        if p.len >= p.cap:
+            p.hit = HIT_FULL
+    # watchpoints: a watched word or register that this instruction changed
+    for k in range(p.nwatch):
+        a = p.waddr[k]
+        rg = region_of(n, a)
+        if rg < RG_RINGIO and mem_value(n, a, rg) != p.wval[k]:
+            p.hit = HIT_WATCH_MEM
+            p.hit_addr = a
+            p.hit_old = p.wval[k]
+            p.hit_new = mem_value(n, a, rg)
+            p.hit_pc = pc
+            p.wval[k] = p.hit_new
+            return st
+    if p.wregs:
+        for k in range(RAP_NUM_REGISTERS):
+            if (p.wregs >> k) & 1 and n.r[k] != r0[k]:
+                p.hit = HIT_WATCH_REG
+                p.hit_addr = k
+                p.hit_old = r0[k]
+                p.hit_new = n.r[k]
+                p.hit_pc = pc
+                return st
+    return st
+
+
+cdef inline int at_breakpoint(Node* n, Probe* p) noexcept nogil:
+    """Is the node about to fetch an instruction at a breakpoint?"""
+    cdef int k
+    if p.nbreak == 0 or n.pend_valid or n.rpts == 2:
+        return 0
+    if p.skip and p.skip_pc == n.pc:
+        return 0
+    for k in range(p.nbreak):
+        if p.breaks[k] == n.pc:
+            return 1
+    return 0
+
+
+cdef int run_node_probed(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """run_node() for an instrumented node: stops (the run yields, the node
+    still running) at a breakpoint, a watchpoint or a full trace buffer."""
+    cdef Probe* p = <Probe*>n.probe
+    while n.status == ST_RUNNING:
+        if n.cycle >= limit or budget[0] <= 0:
+            break
+        if at_breakpoint(n, p):
+            p.hit = HIT_BREAK
+            p.hit_addr = n.pc
+            budget[0] = 0
+            break
+        budget[0] -= 1
+        probed_step(n, p)
+        p.skip = 0
+        if p.hit != HIT_NONE:
+            budget[0] = 0
+            break
+    if n.status != ST_RING_SYNC:
+        n.lb = n.cycle
+    return n.status
+
+
+cdef run_fn probed_runner = run_node_probed

@@ -1,0 +1,93 @@
+"""Issue 18 through the ``rap`` command: archives with hostile member
+names, '--' after options, out-of-range --dump ranges."""
+from __future__ import annotations
+
+import pytest
+
+from clirun import rap_main
+from rapsim.asm.archive import MAGIC
+
+
+def _member(name: bytes, body: bytes) -> bytes:
+    return (name.ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6) + b"644".ljust(8)
+            + str(len(body)).encode().ljust(10) + b"`\n" + body)
+
+
+@pytest.mark.parametrize("op", ["t", "x", "tv"])
+def test_rap_ar_reports_them(tmp_path, monkeypatch, capsys, op):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "l.a").write_bytes(MAGIC + _member("\u0661\0/".encode("utf-8"), b"xx"))
+    assert rap_main(["ar", op, "l.a"], monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rap ar: error: l.a: corrupt member header at byte 8: member name")
+    assert list(tmp_path.iterdir()) == [tmp_path / "l.a"]
+
+
+def test_rap_ar_refuses_an_undecodable_file_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    from rapsim.asm.assembler import assemble_text
+    from rapsim.asm.objfile import object_bytes
+    name = b"o\xff.obj".decode("utf-8", "surrogateescape")
+    (tmp_path / name).write_bytes(object_bytes(assemble_text("        NOP\n").obj))
+    assert rap_main(["ar", "rc", "l.a", name], monkeypatch) == 1
+    assert "is not valid UTF-8" in capsys.readouterr().err
+
+
+# -- '--' ends the options wherever it stands ----------------------------------
+
+import sys  # noqa: E402
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "sim"))
+from hostprog import ARGV, BUF, WRITE, program, string  # noqa: E402
+from clirun import image  # noqa: E402
+
+
+def _echo_argv1(path) -> str:
+    return image(path, program([(ARGV, [1, BUF, 100]), (WRITE, [1, BUF, 2]),
+                                (WRITE, [1, "nl", 1])], 0, string("nl", "\n")))
+
+
+@pytest.mark.parametrize("argv", [
+    ["IMG", "--nodes", "2", "--", "-a", "b"],        # options, then '--': was refused
+    ["--nodes", "2", "IMG", "--", "-a", "b"],
+    ["IMG", "--", "-a", "b", "--nodes", "3"],        # after '--' everything is the program's
+    ["IMG", "--nodes", "2", "--", "-a", "--", "b"],
+])
+def test_double_dash_after_options(tmp_path, monkeypatch, capsys, argv):
+    monkeypatch.chdir(tmp_path)
+    img = _echo_argv1(tmp_path / "p.out")
+    rc = rap_main(["run", *[img if a == "IMG" else a for a in argv]], monkeypatch)
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert out.replace("[0] ", "").replace("[1] ", "").splitlines()[0] == "-a"
+
+
+def test_double_dash_still_separates_file_names_of_other_commands(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-n.asm").write_text("        NOP\n")
+    assert rap_main(["as", "-o", "n.obj", "--", "-n.asm"], monkeypatch) == 0
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("0:99999999999", "count '99999999999' of '0:99999999999' is out of range: 0..16777216"),
+    ("0xFFFFFF:2", "count '2' of '0xFFFFFF:2' is out of range: 0..1"),
+    ("-1:1", "address '-1' of '-1:1' is not a 24-bit address"),
+])
+def test_dump_ranges_are_checked_at_the_boundary(tmp_path, monkeypatch, capsys, spec, message):
+    monkeypatch.chdir(tmp_path)
+    img = _echo_argv1(tmp_path / "p.out")
+    with pytest.raises(SystemExit) as e:
+        rap_main(["run", img, f"--dump={spec}"], monkeypatch)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("opt", [["--hostcall-cycles", "9223372036854775807"],
+                                 ["--hostcall-cycles", "-1"],
+                                 ["--board-hop-cycles", "99999999999999999999999"]])
+def test_cycle_costs_beyond_the_range_are_refused(tmp_path, monkeypatch, capsys, opt):
+    monkeypatch.chdir(tmp_path)
+    img = _echo_argv1(tmp_path / "p.out")
+    assert rap_main(["run", img, *opt, "--nodes", "2"], monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert "0..1099511627776" in err or "1..1099511627776" in err
