@@ -742,7 +742,8 @@ class _Gen:
         out = ['        .include "rap.inc"',
                "        .global _main, " + ", ".join(sorted(self.callees())),
                "        .global " + ", ".join(("cur",) + HOST_VARS + HOST_FLOATS
-                                           + tuple(f"hv_log_{n}" for n in p.outputs)),
+                                           + tuple(f"hv_log_{n}" for n in p.outputs)
+                                           + tuple(v for v in e.vars if v == "netsel")),
                "        .text"]
         out += e.text
         out.append("        .data")

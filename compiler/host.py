@@ -210,7 +210,18 @@ class TrainingHost:
         sim.write_floats(self.addr["tgt"], np.concatenate(tgs).ravel())
         sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.record_words,
                                     self.plan.target_words, self.addr["order"]])
+        self.start_nets(sim)
         sim.daemon.add_service(SYS_TRAIN, self.serve)
+
+    def start_nets(self, sim) -> None:
+        """Several nets alternating per epoch: the net of the program's
+        first epoch is that of the run's epoch ``first_epoch`` (a resumed
+        run goes on with the alternation; rapsim.compiler.nets)."""
+        from rapsim.compiler.nets import net_of_pattern
+        net = self.plan.network
+        if net.nets and net.training.alternate == "epoch":
+            k = net_of_pattern("epoch", 1 + len(net.nets), self.first_epoch, 0)
+            sim.write(self.program.image.symbols["netsel"], [k])
 
     def _own(self, cp, k: int) -> slice:
         return own_part(self.plan, cp, k)

@@ -54,7 +54,7 @@ class TrainResult:
     network: str
     config: MachineConfig
     epochs: list[EpochStats]
-    stopped_by: str                     # "schedule" (rate 0) or "epochs"
+    stopped_by: str                     # "schedule" (rate 0), "epochs" or "behaviour"
     weights: Weights                    # read back from the nodes
     outputs: np.ndarray                 # last evaluation pass: training, then test patterns
     train_patterns: int
@@ -149,7 +149,9 @@ class _Schedule:
         self.on_epoch = on_epoch
         self.history: list[EpochStats] = list(resume.history) if resume else []
         self.rate = resume.rate if resume else 0.0
-        self.stopped_by = resume.stopped_by if resume else "epochs"
+        # a run a behaviour stopped goes on when resumed
+        self.stopped_by = (resume.stopped_by if resume and resume.stopped_by != "behaviour"
+                           else "epochs")
 
     def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
         if outputs is not None:
