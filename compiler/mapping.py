@@ -186,7 +186,32 @@ def resolve(network: Network, nodes: int, preset: str | None = None, batch: int 
                            f"the {m.name} mapping trains on-line, one update per pattern")
     m.batch = batch
     m.inputs = tuple(network.inputs)
+    if m.name != "rows":
+        _refuse_clones(network, m)
     return m
+
+
+def _refuse_clones(network: Network, m: Mapping) -> None:
+    """The CLONES constructs (several nets, behaviours, user transfer
+    functions, binary and threshold layers) run under the rows mapping only:
+    any other is refused naming the first such construct and its place."""
+    from .ir import BINARY_KINDS
+    what = f"the {m.name} mapping"
+    for s in getattr(network, "nets", []) or []:
+        raise MappingError(f"{what}: net {s.name!r} (several nets in one pool) is supported "
+                           f"under the rows mapping only", getattr(s, "loc", None))
+    for b in getattr(network, "behaviours", []) or []:
+        raise MappingError(f"{what}: the behaviour at event {b.event!r} is supported under the "
+                           f"rows mapping only", getattr(b, "loc", None))
+    transfers = getattr(network, "transfers", {}) or {}
+    for name, layer in network.layers.items():
+        if layer.kind in transfers:
+            raise MappingError(f"{what}: layer {name!r} uses the user transfer function "
+                               f"{layer.kind!r}, supported under the rows mapping only",
+                               layer.loc)
+        if layer.kind in BINARY_KINDS:
+            raise MappingError(f"{what}: {layer.kind} layer {name!r} is supported under the "
+                               f"rows mapping only", layer.loc)
 
 
 def _preset(network: Network, nodes: int, preset: str) -> Mapping:

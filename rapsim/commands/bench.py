@@ -201,7 +201,7 @@ def measure_point(point: dict) -> dict:
     try:
         mnet = measurement_network(net)
         program = compile_network(mnet, config.nodes, config.memory,
-                                  resolve(mnet, config.nodes, mapping, batch))
+                                  mapping=resolve(mnet, config.nodes, mapping, batch))
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:

@@ -155,7 +155,7 @@ def run(args) -> int:
             write_file(args.weights_file,
                        weights_file_words(prog.plan, weights).astype("<u4").tobytes())
     else:
-        prog = compile_network(net, config.nodes, config.memory, mapping)
+        prog = compile_network(net, config.nodes, config.memory, mapping=mapping)
     print(mapping.describe())
     write_file(args.output, image_bytes(prog.image))
     if args.asm:

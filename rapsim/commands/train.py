@@ -282,7 +282,7 @@ def run(args) -> int:
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
     mapping = resolve_mapping(args, net, config.nodes)
-    program = compile_network(net, config.nodes, config.memory, mapping)
+    program = compile_network(net, config.nodes, config.memory, mapping=mapping)
     if not args.quiet:
         print(mapping.describe(), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")

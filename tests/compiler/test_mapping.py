@@ -496,3 +496,38 @@ def test_checkerboard_agrees_with_reference(name, nodes):
     sim = train(network, tr, te, nodes=nodes, mapping="checkerboard")
     assert sim.mapping["name"] == "checkerboard"
     agrees(sim, ref, tr, te)
+
+
+# -- the CLONES constructs under mappings other than rows ----------------------------------------
+
+def test_clones_constructs_are_refused_under_other_mappings(tmp_path):
+    """Several nets, behaviours, user transfer functions and binary or
+    threshold layers run under rows only: every other mapping is refused
+    naming the construct and its place (never mapped as rows)."""
+    import os
+    from backend import BINARY, THRESHOLD
+    from rapsim.compiler.parser import parse_file
+    from test_nets import POOL
+    cases = [
+        (net(BINARY), "data", "the data mapping: binary layer 'b' is supported under the rows "
+                              "mapping only"),
+        (net(THRESHOLD), "hybrid", "the hybrid mapping: threshold layer 't' is supported under "
+                                   "the rows mapping only"),
+        (net(POOL.replace("ALT", "epoch")), "checkerboard",
+         "the checkerboard mapping: net 'short' (several nets in one pool) is supported under "
+         "the rows mapping only"),
+        (parse_file(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                                 "softsign.net")), "layers",
+         "uses the user transfer function 'softsign', supported under the rows mapping only"),
+    ]
+    (tmp_path / "clip.asm").write_text("        .global _clip\n        .text\n_clip:  RETS\n")
+    src = tmp_path / "b.net"
+    src.write_text(XOR + 'behaviour after_epoch call _clip "clip.asm"\n')
+    cases.append((parse_file(str(src)), "data",
+                  "the data mapping: the behaviour at event 'after_epoch' is supported under the "
+                  "rows mapping only"))
+    for network, preset, message in cases:
+        with pytest.raises(MappingError) as e:
+            resolve(network, 4, preset)
+        assert message in str(e.value) and ": error: " in str(e.value), str(e.value)
+        assert resolve(network, 4).name == "rows"
