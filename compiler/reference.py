@@ -264,14 +264,7 @@ class Model:
         x^T``: yields ("connects" or "biases", name, change) (the mini-batch
         mappings, which refuse binary layers and several nets)."""
         for c in self.net.connects:
-            d, x = deltas[c.dst], acts[c.src]
-            if c.kind == "full":
-                step = np.outer(rate * d, x)
-            elif c.kind == "bus":
-                step = (rate * d) * x
-            else:
-                step = (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
-            yield "connects", c.name, step
+            yield "connects", c.name, _step(c, deltas[c.dst], acts[c.src], rate)
         for name in self.weights.biases:
             yield "biases", name, rate * deltas[name]
 
@@ -290,13 +283,7 @@ class Model:
                 mc[:, on] = r(alpha * mc[:, on] + np.outer(rate * d, x[on]))
                 wc[:, on] = r(wc[:, on] + mc[:, on])
                 continue
-            if c.kind == "full":
-                step = np.outer(rate * d, x)
-            elif c.kind == "bus":
-                step = (rate * d) * x
-            else:
-                step = (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
-            self._apply(w.connects, m.connects, c.name, step, alpha)
+            self._apply(w.connects, m.connects, c.name, _step(c, d, x, rate), alpha)
         for name, b in w.biases.items():
             if name in deltas:
                 self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
@@ -348,6 +335,16 @@ class Model:
         """The output layers' activations side by side, for one input row."""
         acts = self.forward(x)
         return np.concatenate([acts[n] for n in self.net.outputs])
+
+
+def _step(c, d: np.ndarray, x: np.ndarray, rate: float) -> np.ndarray:
+    """Connect c's weight change ``rate d x^T`` for the error signal ``d``
+    of its destination and the activations ``x`` of its source."""
+    if c.kind == "full":
+        return np.outer(rate * d, x)
+    if c.kind == "bus":
+        return (rate * d) * x
+    return (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
 
 
 def _through(c, wc: np.ndarray, v: np.ndarray, size: int, back: bool = False) -> np.ndarray:
