@@ -12,7 +12,7 @@ see rapsim.machine for the documented API.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from cpython.exc cimport PyErr_CheckSignals
 
 include "_isa_gen.pxi"
@@ -54,6 +54,11 @@ ERRORS = {ERR_NONE: "none", ERR_ILLEGAL: "illegal instruction",
 STALL_CAUSES = ("branch", "register_conflict", "memory_wait", "bus_conflict",
                 "ring_read", "ring_write", "host_call")
 REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
+#: the causes of a trace record's stall cycles: the core's, then the CPU's
+#: waits for a DMA access (periph.pxi) and the cycles asleep in IDLE
+TRACE_CAUSES = STALL_CAUSES + ("dma", "idle")
+#: trace record kinds (TraceRec.kind, core/probe.pxi)
+RECORD_KINDS = {RK_INSTR: "instruction", RK_INTERRUPT: "interrupt", RK_IDLE: "idle"}
 #: interrupt flags by IF bit (guide 3.1.8)
 INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "RINT1",
                    "TINT0", "TINT1", "DINT")
@@ -62,7 +67,8 @@ INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "R
 TRACE_DTYPE = np.dtype([
     ("cycle", "<i8"), ("t_exec", "<i8"), ("end", "<i8"), ("pc", "<u4"), ("word", "<u4"),
     ("node", "<i4"), ("status", "u1"), ("nreg", "u1"), ("nmem", "u1"), ("rpts", "u1"),
-    ("stall", "<u4", (NSTALL,)), ("reg", "u1", (TR_MAXREG,)), ("rexp", "i1", (TR_MAXREG,)),
+    ("kind", "u1"), ("irq", "u1"), ("dma_words", "<u4"), ("stall", "<u4", (NTRACE_CAUSE,)),
+    ("reg", "u1", (TR_MAXREG,)), ("rexp", "i1", (TR_MAXREG,)),
     ("regval", "<u4", (TR_MAXREG,)), ("mkind", "u1", (TR_MAXMEM,)), ("maddr", "<u4", (TR_MAXMEM,)),
     ("mval", "<u4", (TR_MAXMEM,)), ("mtime", "<i8", (TR_MAXMEM,))])
 assert TRACE_DTYPE.itemsize == sizeof(TraceRec)
@@ -481,6 +487,8 @@ cdef class Machine:
                 raise MemoryError("cannot allocate the trace buffer")
             p.cap = capacity
             p.len = 0
+            p.dma_seen = self.nodes[i].p.dma_words
+            p.last_pc = self.nodes[i].pc
         p.trace = 1
         p.t_from = t_from
         p.t_to = t_to
