@@ -415,6 +415,20 @@ cdef class Machine:
             },
         }
 
+    def periph_state(self, int i):
+        """Node i's on-chip peripherals as the CPU would read them now: every
+        DMA and timer register (guide 12.3.2, 12.1.2: the DMA's STAT bits and
+        the timer counters at the node's cycle), and whether the node sleeps
+        in IDLE or its DMA channel waits for the ring."""
+        cdef Node* n = self._node(i)
+        regs = {a: periph_read(n, a, n.cycle) for a in
+                (RAP_DMA_GCR, RAP_DMA_SRC, RAP_DMA_DST, RAP_DMA_CNT,
+                 RAP_TIMER0_BASE, RAP_TIMER0_BASE + 4, RAP_TIMER0_BASE + 8,
+                 RAP_TIMER1_BASE, RAP_TIMER1_BASE + 4, RAP_TIMER1_BASE + 8)}
+        return {"registers": regs, "dma_running": bool(n.p.dma_run),
+                "dma_ring_wait": n.p.dma_wait != 0, "idle": bool(n.p.idle),
+                "timer_running": [bool(n.p.tim_run[0]), bool(n.p.tim_run[1])]}
+
     def dma_waiting(self, int i):
         """True if node i waits for the ring because of its DMA channel."""
         cdef Node* n = self._node(i)
