@@ -143,9 +143,15 @@ cdef inline void add_access(TraceRec* r, int kind, uint32_t a, uint32_t v, int64
         r.nmem += 1
 
 
+cdef uint64_t NO_SNAPSHOT = ~(<uint64_t>0)
+
+
 cdef inline int interrupt_taken(Node* n, uint64_t* ints0) noexcept nogil:
-    """The IF bit of the interrupt the last step() took (-1: none)."""
+    """The IF bit of the interrupt the last step() took (-1: none; ints0[8]
+    all ones: no snapshot was taken, none could be)."""
     cdef int k
+    if ints0[8] == NO_SNAPSHOT:
+        return -1
     for k in range(11):
         if n.p.ints[k] != ints0[k]:
             return k
@@ -229,11 +235,19 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
     memcpy(r0, n.r, sizeof(r0))
     memcpy(e0, n.rexp, sizeof(e0))
     memcpy(s0, n.stall, sizeof(s0))
-    memcpy(ints0, n.p.ints, sizeof(ints0))
+    # an interrupt can only be taken with one pending, or set by the
+    # peripherals while they catch up: only then is the count looked at
+    ints0[8] = NO_SNAPSHOT              # (no snapshot: interrupt_taken finds none)
+    if n.periph_on or (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
+        memcpy(ints0, n.p.ints, sizeof(ints0))
     sp0 = n.r[RAP_REG_SP]
     rec_on = p.trace and p.t_from <= c0 < p.t_to and p.len < p.cap
     if rec_on:
-        memset(r, 0, sizeof(TraceRec))
+        # (the fields set after the instruction are not cleared here)
+        r.nmem = 0
+        r.kind = RK_INSTR
+        r.irq = 0
+        r.stall[TC_IDLE] = 0
         if d != NULL and d.valid == 1 and d.access:
             for k in range(d.naddr):
                 i = d.addr_op[k]

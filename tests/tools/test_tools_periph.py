@@ -176,3 +176,28 @@ def test_watch_sees_the_interrupts_stack_word():
     assert res.event == "watch"
     assert (res.stop.old, res.stop.new, res.stop.by_pc) == (0, RESUME_PC, RESUME_PC)
     assert sim.core.cycle(0) == ISR
+
+
+def test_software_interrupt_without_peripherals_is_traced():
+    # IF written by the program (guide 3.1.8: a write sets a flag): INT0 is
+    # taken before the next instruction, with no peripheral running
+    sim = sim_of("""
+        .global start
+start:  LDI  1000h, SP
+        LDI  isr, R0
+        STI  R0, @1             ; INT0's vector
+        LDI  1, IE
+        OR   2000h, ST          ; GIE
+        OR   1, IF
+        NOP
+        SWI
+isr:    RETI
+""")
+    chunks = []
+    sim.probes.trace(chunks.append)
+    sim.run(max_cycles=1_000)
+    recs = np.concatenate(chunks)
+    irq = recs[recs["kind"] == KIND_INTERRUPT]
+    assert len(irq) == 1 and irq["irq"][0] == 0 and stalls(irq[0]) == {"branch": 4}
+    assert recs["end"][:-1].tolist() == recs["cycle"][1:].tolist()
+    assert int(recs["end"][-1]) == sim.counters(0)["cycles"]
