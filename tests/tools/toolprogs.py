@@ -4,6 +4,8 @@ Code sits in SRAM with the instruction cache off, so every fetch uses the
 primary bus (tests/ring/ringprogs.py states the timing conventions)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from rapsim.asm.objfile import write_image
 from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
@@ -108,52 +110,13 @@ def image_from_file(folder, name: str, src: str) -> str:
     return str(out)
 
 
-# The on-chip peripherals (docs/machine-model.md section 6): timer 0 with
-# period 10 wakes IDLE through TINT0 (a timer started at g reaches its
-# period at g + 20, the IDLE wakes the cycle after, guide 12.1.5); the ISR
-# counts in R5 and returns; then the DMA copies 8 words RAM0 -> RAM1 with
-# DMA priority (PRI = 11) while the CPU repeats LDI || LDI from RAM0 REPS
-# times: every repetition waits one cycle for the DMA's RAM0 read
-# (tests/sim/test_periph.py, test_dma_priority_takes_the_block_first).
+# The on-chip peripherals (examples/periph.asm, docs/machine-model.md section
+# 6): timer 0 with period 10 wakes IDLE through TINT0 (a timer started at g
+# reaches its period at g + 20, the IDLE wakes the cycle after, guide
+# 12.1.5); the ISR counts in R5 and returns; then the DMA copies 8 words
+# RAM0 -> RAM1 with DMA priority (PRI = 11) while the CPU repeats LDI || LDI
+# from RAM0 PERIPH_REPS times: every repetition waits one cycle for the
+# DMA's RAM0 read (tests/sim/test_periph.py,
+# test_dma_priority_takes_the_block_first).
 PERIPH_REPS = 6
-PERIPH = f"""
-        .global start
-start:  LDI  1000h, SP
-        LDI  isr, R0
-        STI  R0, @9             ; TINT0's vector (IF bit 8: word 9)
-        LDI  100h, IE           ; ETINT0
-        LDI  80h, AR0
-        LSH  16, AR0
-        OR   8000h, AR0         ; AR0: the peripherals (DMA at +0, timer 0 at +32)
-        LDI  10, R0
-        STI  R0, *+AR0(40)      ; TIMER0_PRD
-        LDI  2C0h, R0           ; GO | HLD_ | CLKSRC
-        STI  R0, *+AR0(32)      ; TIMER0_GCR: counts from here
-        IDLE
-        STI  R0, *+AR0(32)      ; (GO again: no effect once counting)
-        LDI  0, R1
-        STI  R1, *+AR0(32)      ; hold timer 0
-        LDI  80h, AR1
-        LSH  16, AR1
-        OR   9800h, AR1         ; AR1: RAM0
-        LDI  AR1, R0
-        STI  R0, *+AR0(4)       ; DMA_SRC = RAM0
-        ADDI 400h, R0
-        STI  R0, *+AR0(6)       ; DMA_DST = RAM1
-        LDI  8, R0
-        STI  R0, *+AR0(8)       ; DMA_CNT
-        LDI  AR1, AR2
-        ADDI 200, AR2
-        LDI  3453h, R0          ; PRI 11, TC, INCDST, INCSRC, START
-        STI  R0, *AR0
-        RPTS {PERIPH_REPS - 1}
-        LDI  *AR1++, R2
-||      LDI  *AR2++, R3
-wait:   LDI  *AR0, R1
-        AND  0Ch, R1
-        CMPI 0Ch, R1
-        BEQ  wait
-        SWI
-isr:    ADDI 1, R5
-        RETI
-"""
+PERIPH = (Path(__file__).resolve().parents[2] / "examples" / "periph.asm").read_text()
