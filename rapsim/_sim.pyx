@@ -58,7 +58,8 @@ REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
 #: waits for a DMA access (periph.pxi) and the cycles asleep in IDLE
 TRACE_CAUSES = STALL_CAUSES + ("dma", "idle")
 #: trace record kinds (TraceRec.kind, core/probe.pxi)
-RECORD_KINDS = {RK_INSTR: "instruction", RK_INTERRUPT: "interrupt", RK_IDLE: "idle"}
+RECORD_KINDS = {RK_INSTR: "instruction", RK_INTERRUPT: "interrupt", RK_IDLE: "idle",
+                RK_DMA_RING: "dma-ring"}
 #: interrupt flags by IF bit (guide 3.1.8)
 INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "RINT1",
                    "TINT0", "TINT1", "DINT")
@@ -559,6 +560,12 @@ cdef class Machine:
         if p.hit == HIT_FULL:
             p.hit = HIT_NONE
         return a
+
+    def probe_dropped(self, int i):
+        """DMA ring records of node i lost to a full trace buffer (0 unless
+        one step moved more ring words than the buffer holds)."""
+        cdef Node* n = self._node(i)
+        return (<Probe*>n.probe).dropped if n.probe != NULL else 0
 
     def probe_off(self, int i):
         """Remove node i's instrumentation (it runs the plain loop again)."""

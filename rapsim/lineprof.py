@@ -28,7 +28,8 @@ import numpy as np
 
 from rapsim import _sim
 from rapsim.asm.decoder import decode
-from rapsim.trace import KIND_INSTR, KIND_INTERRUPT, STATUS_HOSTCALL
+from rapsim.probes import select
+from rapsim.trace import KIND_DMA_RING, KIND_INSTR, KIND_INTERRUPT, STATUS_HOSTCALL
 
 STALL_CAUSES = _sim.TRACE_CAUSES
 _COLS = 2 + len(STALL_CAUSES)          # instructions, cycles, stalls...
@@ -86,6 +87,8 @@ class LineProfile:
         self._pc: dict[int, np.ndarray] = {}
 
     def __call__(self, recs: np.ndarray) -> None:
+        if (recs["kind"] == KIND_DMA_RING).any():     # (no cycles of the CPU's)
+            recs = select(recs, recs["kind"] != KIND_DMA_RING)
         kind = recs["kind"]
         # an interrupt is charged to its service routine: the vector's target
         # (the record's second access, the vector word read)

@@ -17,7 +17,8 @@ https://ui.perfetto.dev and chrome://tracing:
   a routine), a sleep in IDLE ("IDLE"), and the CPU's waits for a DMA access
   ("DMA wait");
 * "C" (counter) events on pid 0, "ring utilisation": words written to the
-  ring in each bucket of cycles / (nodes x bucket), 0..1; and, when a DMA
+  ring (by the CPUs and the DMA channels) in each bucket of cycles /
+  (nodes x bucket), 0..1; and, when a DMA
   channel moved words, "DMA words": the words all nodes' channels wrote in
   the bucket / bucket (words per cycle).
 
@@ -41,7 +42,8 @@ from rapsim.asm.decoder import decode
 from rapsim.memmap import RING_DATA
 from rapsim import _sim
 from rapsim.probes import select
-from rapsim.trace import KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES, STATUS_HOSTCALL
+from rapsim.trace import (KIND_DMA_RING, KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES,
+                          STATUS_HOSTCALL)
 
 SC_REGCONF, SC_RING_READ, SC_RING_WRITE = 1, 4, 5
 TC_DMA = STALL_CAUSES.index("dma")
@@ -123,6 +125,8 @@ class Timeline:
                 continue
             if rkind == KIND_IDLE:
                 self.slices.append((n, "IDLE", cycle, end, {"pc": pc}))
+                continue
+            if rkind == KIND_DMA_RING:      # (counted in the ring utilisation only)
                 continue
             c = cycle + stall[SC_REGCONF]
             rr, rw, dw = stall[SC_RING_READ], stall[SC_RING_WRITE], stall[TC_DMA]

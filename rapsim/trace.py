@@ -27,7 +27,11 @@ The on-chip peripherals (rapsim/core/periph.pxi) add to this:
   7.6: PC pushed, GIE cleared, the vector read; ``pc`` is the interrupted
   instruction's, ``irq`` the IF bit, its cycles ``branch``), printed
   ``interrupt TINT0 -> 0001F5``; and a sleep in IDLE (``pc`` the IDLE's, its
-  cycles ``idle``), printed ``(asleep in IDLE)``;
+  cycles ``idle``), printed ``(asleep in IDLE)``; and a ring word the DMA
+  channel read, wrote or forwarded (``cycle`` = ``t_exec`` = ``end``: the
+  access's cycle, ``pc`` the CPU's, its one access the word), printed
+  ``(DMA channel)`` before the line of the instruction during which it
+  moved (its cycle may be earlier or later than that line's);
 * peripheral registers (DMA_GCR, TIMER0_CNT, ...) are named; their value is
   the register as it reads after the instruction (a write shows the register
   read back: the timer's GO bit reads 0, the DMA's STAT bits are live).
@@ -57,9 +61,9 @@ from rapsim.memmap import (HOST_CALL, NODE_COUNT, NODE_ID, PERIPH_REGISTERS, RIN
 
 STALL_CAUSES = _sim.TRACE_CAUSES
 STATUS_HOSTCALL = [k for k, v in _sim.STATUS.items() if v == "hostcall"][0]
-KIND_INSTR, KIND_INTERRUPT, KIND_IDLE = (
+KIND_INSTR, KIND_INTERRUPT, KIND_IDLE, KIND_DMA_RING = (
     [k for k, v in _sim.RECORD_KINDS.items() if v == name][0]
-    for name in ("instruction", "interrupt", "idle"))
+    for name in ("instruction", "interrupt", "idle", "dma-ring"))
 RING_REGISTERS = {RING_DATA: "RING_DATA", RING_STAT: "RING_STAT", RING_FWD: "RING_FWD",
                   NODE_ID: "NODE_ID", NODE_COUNT: "NODE_COUNT", HOST_CALL: "HOST_CALL",
                   **PERIPH_REGISTERS}
@@ -112,6 +116,8 @@ class Source:
         """The text of a record that is no instruction (interrupt, IDLE)."""
         if kind == KIND_INTERRUPT:
             return f"interrupt {_sim.INTERRUPT_NAMES[irq]} -> {mval[1]:06X}"
+        if kind == KIND_DMA_RING:
+            return "(DMA channel)"
         return "(asleep in IDLE)"
 
     def disassembly(self, pc: int, word: int) -> str:

@@ -32,6 +32,11 @@ cdef enum:
     RK_INSTR = 0            # an executed instruction
     RK_INTERRUPT = 1        # an interrupt taken (guide 7.6): PC pushed, GIE cleared, vector
     RK_IDLE = 2             # cycles asleep in IDLE until a peripheral's interrupt
+    RK_DMA_RING = 3         # a ring word the DMA channel read, wrote or forwarded (at cycle)
+    # probe_dma_ring(): what the channel did with RING_DATA
+    DR_READ = 0
+    DR_WRITE = 1
+    DR_FORWARD = 2
     # TraceRec.stall[]: the core's causes (SC_*), then two of the peripherals'
     TC_DMA = NSTALL         # the CPU waited for a DMA access holding a resource
     TC_IDLE = NSTALL + 1    # asleep in IDLE (RK_IDLE records)
@@ -84,6 +89,8 @@ cdef struct Probe:
     uint32_t hit_pc         # PC of the instruction that changed a watched value
     uint32_t last_pc        # PC of the node's last executed instruction (an IDLE's, for RK_IDLE)
     uint64_t dma_seen       # the node's DMA word count at its last record
+    uint64_t dma_forwards   # ring words the DMA channel forwarded (not the CPU's)
+    uint64_t dropped        # DMA ring records that found the buffer full (lost)
 
 
 # The instrumented path calls step() and is called by run_node() through
@@ -214,13 +221,40 @@ cdef inline int peripheral_event(Node* n, Probe* p, TraceRec* r, int64_t c0, uin
     return 1
 
 
+cdef void probe_dma_ring(Node* n, int what, uint32_t v, int64_t t, int64_t mt) noexcept nogil:
+    """Called by the DMA channel (periph.pxi, dma_access) of an instrumented
+    node for each ring word it moves: a RK_DMA_RING record at the access's
+    cycle t (mt: a read word's cycle in the input latch).  The record goes
+    before the record of the instruction in progress, and leaves it a slot."""
+    cdef Probe* p = <Probe*>n.probe
+    cdef TraceRec* r
+    if what == DR_FORWARD:
+        p.dma_forwards += 1
+    if not p.trace or not (p.t_from <= t < p.t_to):
+        return
+    if p.len + 1 >= p.cap:
+        p.dropped += 1
+        return
+    r = &p.buf[p.len]
+    memset(r, 0, sizeof(TraceRec))
+    r.kind = RK_DMA_RING
+    r.cycle = t
+    r.t_exec = t
+    r.end = t
+    r.pc = n.pc
+    r.node = n.node_id
+    r.status = n.status
+    add_access(r, (MK_WRITE if what != DR_READ else 0) | (RG_RINGIO << 4), RAP_RING_DATA, v, mt)
+    p.len += 1
+
+
 cdef int probed_step(Node* n, Probe* p) noexcept nogil:
     """step() with the instruction's record (when tracing) and watchpoints."""
     cdef uint32_t r0[32]
     cdef int32_t e0[8]
     cdef uint64_t s0[7]
     cdef uint64_t ints0[11]
-    cdef uint64_t ins0 = n.instret, fwd0 = n.ring_forwarded
+    cdef uint64_t ins0 = n.instret, fwd0 = n.ring_forwarded, dfwd0 = p.dma_forwards
     cdef uint64_t idle0 = n.p.idle_cycles, lost0 = n.p.cpu_lost
     cdef int64_t c0 = n.cycle
     cdef Decoded dtmp
@@ -242,6 +276,7 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
         memcpy(ints0, n.p.ints, sizeof(ints0))
     sp0 = n.r[RAP_REG_SP]
     rec_on = p.trace and p.t_from <= c0 < p.t_to and p.len < p.cap
+    # (the DMA's ring records during step() leave this record its slot)
     if rec_on:
         # (the fields set after the instruction are not cleared here)
         r.nmem = 0
@@ -316,7 +351,7 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
                         r.mval[k] = ringio_value(n, a)
                 else:
                     r.mval[k] = mem_value(n, a, rg)
-        if n.ring_forwarded != fwd0:
+        if n.ring_forwarded - fwd0 != p.dma_forwards - dfwd0:      # the CPU forwarded
             add_access(r, MK_WRITE | (RG_RINGIO << 4), RAP_RING_DATA,
                        n.rout.data[(n.rout.head + n.rout.count - 1) & 3], 0)
         if stack and n.r[RAP_REG_SP] != sp0:

@@ -21,9 +21,11 @@ import numpy as np
 from rapsim.lineprof import LineProfile
 from rapsim.probes import TRACE_DTYPE
 from rapsim.timeline import Timeline, validate
-from rapsim.trace import KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES, stalls
+from rapsim.trace import (KIND_DMA_RING, KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES,
+                          Source, accesses, format_record, stalls)
+from rapsim.waveform import Waveform
 from test_tools_vcd import at, parse
-from toolprogs import PERIPH, PERIPH_REPS, image_from_file, rap_main, sim_of
+from toolprogs import DMA_RING, PERIPH, PERIPH_REPS, image_from_file, rap_main, sim_of
 
 GO, IDLE_AT, WAKE, ISR, RETI_END = 12, 13, 33, 37, 42
 ISR_PC, RESUME_PC = 0x63, 0x4C
@@ -201,3 +203,60 @@ isr:    RETI
     assert len(irq) == 1 and irq["irq"][0] == 0 and stalls(irq[0]) == {"branch": 4}
     assert recs["end"][:-1].tolist() == recs["cycle"][1:].tolist()
     assert int(recs["end"][-1]) == sim.counters(0)["cycles"]
+
+
+def dma_ring_run(sink_of, nodes=3):
+    sim = sim_of(DMA_RING, nodes)
+    sink = sink_of(sim)
+    sim.probes.trace(sink)
+    sim.run(max_cycles=400)
+    sim.probes.drain()
+    assert all(sim.reg("R7", n) == 1 for n in range(nodes))
+    assert sim.probes.dropped == 0
+    return sim, sink
+
+
+def test_dma_ring_words_are_records():
+    chunks = []
+    sim, _ = dma_ring_run(lambda sim: chunks.append)
+    recs = np.concatenate(chunks)
+    src = Source(sim)
+    for n in range(3):
+        mine = recs[(recs["node"] == n) & (recs["kind"] == KIND_DMA_RING)]
+        # the channel wrote the node's 4 words to RING_DATA, in order, at
+        # the cycles the ring's latches took them
+        assert [accesses(r) for r in mine] == [[(True, 0x800000, 100 * n + k)] for k in range(4)]
+        assert (mine["cycle"] == mine["t_exec"]).all() and (mine["cycle"] == mine["end"]).all()
+        assert (np.diff(mine["cycle"]) > 0).all()
+        assert format_record(mine[0], src).startswith(f"n{n} c={int(mine[0]['cycle'])} ")
+        assert f"| (DMA channel) | - | wr RING_DATA={100 * n:08X} | -" in \
+            format_record(mine[0], src)
+        # the CPU's reads of the upstream words stay the instructions'
+        up = (n - 1) % 3
+        reads = [a for r in recs[(recs["node"] == n) & (recs["kind"] == KIND_INSTR)]
+                 for a in accesses(r) if a[1] == 0x800000]
+        assert reads == [(False, 0x800000, 100 * up + k) for k in range(4)]
+
+
+def test_dma_ring_words_in_the_waveform_and_timeline(tmp_path):
+    sim, wave = dma_ring_run(Waveform)
+    wave.write(tmp_path / "w.vcd")
+    sig = parse(tmp_path / "w.vcd")
+    for link in range(3):
+        words = [v for _, v in sig[f"link{link}.out_data"] if v != "x"]
+        assert words == [100 * link + k for k in range(4)]
+        assert [v for _, v in sig[f"link{link}.in_data"] if v != "x"] == words
+        assert sig[f"link{link}.occupancy"][-1][1] == 0
+    _, tl = dma_ring_run(Timeline)
+    doc = tl.document()
+    assert validate(doc) == []
+    util = [e for e in doc["traceEvents"] if e["name"] == "ring utilisation"]
+    bucket = round((util[1]["ts"] - util[0]["ts"]) / tl.us)
+    assert round(sum(e["args"]["utilisation"] for e in util) * 3 * bucket) == 12
+
+
+def test_dma_ring_records_cost_the_profile_nothing():
+    sim, prof = dma_ring_run(LineProfile)
+    total = prof.total()
+    assert total.cycles == sum(sim.counters(n)["cycles"] for n in range(3))
+    assert total.instructions == sum(sim.counters(n)["instructions"] for n in range(3))
