@@ -108,8 +108,14 @@ def weight_arrays(plan: Plan) -> list[WeightArray]:
                   (own_part(plan, cp, k).stop - own_part(plan, cp, k).start) * cols)
                  for k in range(n)]
         total = cp.connect.weight_count(plan.network.layers)
-        add(cp.weights.name, total, parts, False,
-            lambda w, name=cp.connect.name: np.asarray(w.connects[name], np.float64).ravel())
+        if cp.binary:       # from a binary layer: each node's rows column by column
+            values = (lambda w, cp=cp: np.concatenate([
+                np.asarray(w.connects[cp.connect.name], np.float64)[own_part(plan, cp, k)].T.ravel()
+                for k in range(n)]))
+        else:
+            values = (lambda w, name=cp.connect.name:
+                      np.asarray(w.connects[name], np.float64).ravel())
+        add(cp.weights.name, total, parts, False, values)
     for name, lp in plan.layers.items():
         if lp.bias is not None:
             parts = [(lp.split.lo(k), lp.split.rows(k)) for k in range(n)]
@@ -142,10 +148,16 @@ def weights_file_words(plan: Plan, weights: Weights) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.uint32)
 
 
-def inputs_file_words(inputs: np.ndarray) -> np.ndarray:
-    """Input records (patterns, input words) as the image reads them."""
+def inputs_file_words(inputs: np.ndarray, plan: Plan | None = None) -> np.ndarray:
+    """Input records (patterns, input values) as the image reads them: C30
+    singles, or with ``plan`` the records as its nodes hold them (a binary
+    layer as its index list: rapsim.compiler.host.node_records).  A network
+    with binary input layers needs ``plan``."""
     from rapsim.asm.floatfmt import to_single
+    from rapsim.compiler.host import node_records
     x = np.asarray(inputs, dtype=np.float64)
+    if plan is not None:
+        return node_records(plan, x.reshape(len(x), -1)).ravel()
     return np.atleast_1d(to_single(x.ravel())).astype(np.uint32)
 
 
@@ -248,8 +260,9 @@ class _InferGen(_Gen):
         """The next record: when the block is used up, node 0 reads the next
         one and every node gets it over the ring, with its word count first
         (0: the end of the input; negative: node 0 could not open or read a
-        file); then the record is the block's next ``input_words`` words."""
-        e, w = self.e, self.p.input_words
+        file); then the record is the block's next ``record_words`` words
+        (a binary layer's index list: ``lower.record_words``)."""
+        e, w = self.e, self.p.record_words
         e.ins("LDI", "@i_inleft", "R0")
         e.branch("NZ", "have")
         self.only_node0("shared")
@@ -386,7 +399,7 @@ class _InferGen(_Gen):
             e.ins("LDI", f"m_{label}_end-m_{label}", "AR4")
             e.ins("BR", "fail")
             e.data += [f"m_{label}:", f'        .string "{text}", 10', f"m_{label}_end:"]
-        w, t = self.block * self.p.input_words + 1, self.p.target_words
+        w, t = self.block * self.p.record_words + 1, self.p.target_words
         e.data += ["i_inoff:", "        .word   " + ", ".join(["0"] + [str(w)] * self.n)]
         self.failures()
         bufs = [("i_in", w), ("i_out", t), ("i_oblk", self.block * t)]
@@ -465,6 +478,8 @@ def _check_inputs(network: Network, plan: Plan, inputs) -> np.ndarray:
                        f"of {plan.input_words} values")
     if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 3.4e38):
         raise RapError("the inputs hold NaN, infinite values or values beyond the C30's range")
+    from rapsim.compiler.data import _binary
+    _binary(x, network, lambda i: f"the inputs: pattern {i}")
     return x
 
 
@@ -485,7 +500,7 @@ def infer(network: Network, weights: Weights, inputs, *, nodes: int | None = Non
                        f"{config.nodes}")
     x = _check_inputs(network, plan, inputs)
     wwords = weights_file_words(plan, weights)
-    xwords = inputs_file_words(x).astype("<u4").tobytes()
+    xwords = inputs_file_words(x, plan).astype("<u4").tobytes()
     errors: list[bytes] = []
     with tempfile.TemporaryDirectory(prefix="rap-infer-") as d:
         with open(os.path.join(d, "weights.bin"), "wb") as fh:

@@ -101,7 +101,7 @@ class _StreamGen(_Gen):
         e.ins("STI", "R1", "@s_buf")
         e.ins("STI", "R1", "@hv_db_in", comment="records of the block")
         e.ins("LDI", "R1", "R0")
-        w = self.p.input_words
+        w = self.p.record_words
         e.ins("ADDI", str(w) if w <= 32767 else "@" + e.const(str(w)), "R0")
         e.ins("STI", "R0", "@hv_db_tgt", comment="their targets")
         e.ins("LDI", "@s_fd", "AR2")
@@ -170,9 +170,11 @@ class _StreamGen(_Gen):
             "        .global " + ", ".join(STREAM_VARS + logs)]
 
 
-def compile_streaming(network: Network, nodes: int, memory=None) -> Program:
-    """``network``'s training program with streamed pattern passes."""
+def compile_streaming(network: Network, nodes: int, memory=None, host_hooks=()) -> Program:
+    """``network``'s training program with streamed pattern passes
+    (``host_hooks``: as :func:`rapsim.compiler.build.compile_network`)."""
     plan = lower(network, nodes, memory)
+    plan.host_hooks = list(host_hooks)
     return build_program(plan, lambda long_branches: _StreamGen(plan, long_branches).program())
 
 
@@ -194,7 +196,10 @@ class StreamingHost(TrainingHost):
 
     @property
     def record_words(self) -> int:
-        return self.plan.input_words + self.plan.target_words
+        """Words of one streamed record: the inputs as the nodes hold them
+        (a binary layer's index list: ``plan.record_words``), then the
+        targets."""
+        return self.plan.record_words + self.plan.target_words
 
     def _sizes(self) -> dict[str, int]:
         sizes = super()._sizes()
@@ -207,10 +212,12 @@ class StreamingHost(TrainingHost):
 
     def _records(self, rows: np.ndarray) -> bytes:
         from rapsim.asm.floatfmt import to_single
+        from rapsim.compiler.host import node_records
         ins = [self.train.inputs] + ([self.test.inputs] if self.test else [])
-        tgs = [self.train.targets] + ([self.test.targets] if self.test else [])
-        recs = np.concatenate([np.concatenate(ins), np.concatenate(tgs)], axis=1)[rows]
-        return np.atleast_1d(to_single(recs.ravel())).astype("<u4").tobytes()
+        tgs = np.concatenate([self.train.targets] + ([self.test.targets] if self.test else []))
+        x = node_records(self.plan, np.concatenate(ins)[rows])
+        t = np.asarray(to_single(tgs[rows]), dtype=np.uint32).reshape(len(rows), -1)
+        return np.concatenate([x, t], axis=1).astype("<u4").tobytes()
 
     def _write(self, name: str, data: bytes) -> None:
         tmp = os.path.join(self.folder, name + ".tmp")
@@ -240,6 +247,7 @@ class StreamingHost(TrainingHost):
         sim.write(sym["s_block"], [self.block])
         for name in self.plan.outputs:
             sim.write(sym[f"s_logbase_{name}"], [self.addr["log_" + name]])
+        self.start_nets(sim)
         from rapsim.compiler.codegen import SYS_TRAIN
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 

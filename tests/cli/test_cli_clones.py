@@ -1,0 +1,220 @@
+"""CLONES' two halves together, end to end through ``rap``: a description
+with a binary input (index list), a thresholded binary hidden layer, a user
+transfer function and a sub-net trained in turn, with save/resume/load,
+streamed databases (a small --dram-words), statistics, and the inference
+image (``rap cc --forward-only``, ``rap infer``), on 1, 4 and 16 nodes."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from rapsim.compiler.infer import infer, inputs_file_words
+from rapsim.compiler.parser import parse_file
+from rapsim.compiler.reference import Model
+from rapsim.compiler.checkpoint import load_weights
+
+from clirun import rap
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+
+NET = """\
+transfer softsign { asm "softsign.asm" forward _softsign derivative _softsign_deriv
+                    numpy "softsign.py" }
+layer b: binary 30
+layer x: input 4
+layer t: threshold 10 bias
+layer s: softsign 7 bias
+layer y: sigmoid 3 bias
+connect b -> t
+connect x -> s
+connect t -> s
+connect s -> y
+connect b -> y
+net main { input b, x  hidden t, s  output y }
+net part { input x  hidden s  output y }
+train { rate 0.2  epochs 6  momentum 0.3  seed 2  init_scale 0.7  alternate ALT }
+"""
+
+
+def _data(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    b = np.zeros((n, 30))
+    for i in range(n):
+        b[i, rng.choice(30, 4, replace=False)] = 1.0
+    x = rng.random((n, 4)) * 2 - 1
+    t = (rng.random((n, 3)) > 0.5).astype(float)
+    return np.concatenate([b, x], axis=1), t
+
+
+@pytest.fixture(params=["epoch", "pattern"])
+def files(request, tmp_path):
+    for f in ("softsign.asm", "softsign.py"):
+        shutil.copy(os.path.join(EXAMPLES, f), tmp_path / f)
+    net = tmp_path / "c.net"
+    net.write_text(NET.replace("ALT", request.param))
+    x, t = _data(14, 1)
+    data = tmp_path / "d.npz"
+    np.savez(data, inputs=x[:10], targets=t[:10], test_inputs=x[10:], test_targets=t[10:])
+    return net, data
+
+
+def _same(a, b) -> None:
+    za, zb = np.load(a), np.load(b)
+    assert sorted(za.files) == sorted(zb.files)
+    for k in za.files:
+        assert np.array_equal(za[k], zb[k], equal_nan=za[k].dtype.kind == "f"), k
+
+
+def _train(args, monkeypatch, capsys):
+    rc, out, err = rap(["train"] + [str(a) for a in args] + ["--quiet"], monkeypatch, capsys)
+    assert rc == 0, err
+    return out
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_resume_goes_on_with_the_alternation(nodes, files, tmp_path, monkeypatch, capsys):
+    """2 + 2 epochs of a net and its sub-net in turn (per epoch: the resumed
+    run starts with the net of epoch 2; per pattern) with binary layers and
+    a user transfer function: exactly the weights, momentum and history of
+    4 epochs in one run."""
+    net, data = files
+    whole, half, rest = tmp_path / "4.npz", tmp_path / "2.npz", tmp_path / "2+2.npz"
+    common = [net, "--data", data, "--nodes", nodes]
+    _train(common + ["--epochs", 4, "--save", whole], monkeypatch, capsys)
+    _train(common + ["--epochs", 2, "--save", half], monkeypatch, capsys)
+    _train(common + ["--epochs", 2, "--resume", half, "--save", rest], monkeypatch, capsys)
+    _same(whole, rest)
+    z = np.load(rest)
+    assert int(z["epochs_done"]) == 4 and "m:b->t" in z.files
+    # an odd break: the resumed run starts with the sub-net (per epoch)
+    three, one = tmp_path / "3.npz", tmp_path / "3+1.npz"
+    _train(common + ["--epochs", 3, "--save", three], monkeypatch, capsys)
+    _train(common + ["--epochs", 1, "--resume", three, "--save", one], monkeypatch, capsys)
+    _same(whole, one)
+
+
+def test_resume_matters(files, tmp_path, monkeypatch, capsys):
+    """The test above can fail: starting again from the saved weights alone
+    (--load: epoch count, order, momentum and alternation start afresh)
+    gives other weights."""
+    net, data = files
+    whole, half, loaded = tmp_path / "4.npz", tmp_path / "2.npz", tmp_path / "l.npz"
+    common = [net, "--data", data]
+    _train(common + ["--epochs", 4, "--save", whole], monkeypatch, capsys)
+    _train(common + ["--epochs", 2, "--save", half], monkeypatch, capsys)
+    _train(common + ["--epochs", 2, "--load", half, "--save", loaded], monkeypatch, capsys)
+    assert not np.array_equal(np.load(whole)["w:b->t"], np.load(loaded)["w:b->t"])
+    # --load starts from exactly the given weights: 0 epochs leave them
+    again = tmp_path / "again.npz"
+    _train(common + ["--epochs", 0, "--load", half, "--save", again], monkeypatch, capsys)
+    for k in ("w:b->t", "w:b->y", "w:t->s", "b:s"):
+        assert np.array_equal(np.load(again)[k], np.load(half)[k]), k
+
+
+@pytest.mark.parametrize("nodes, block", [(1, 3), (4, 5), (16, 64)])
+def test_stream_with_index_lists(nodes, block, files, tmp_path, monkeypatch, capsys):
+    """Index-list records of a binary layer streamed from host files: the
+    weights, outputs and statistics of the in-memory run; a DRAM too small
+    for the database streams on its own."""
+    net, data = files
+    common = [net, "--data", data, "--nodes", nodes, "--epochs", 3,
+              "--stats", "confusion,output_accuracy"]
+    mem, st, small = (tmp_path / f"{n}.npz" for n in ("mem", "st", "small"))
+    jm, js, jsmall = (tmp_path / f"{n}.json" for n in ("mem", "st", "small"))
+    _train(common + ["--save", mem, "--json", jm], monkeypatch, capsys)
+    _train(common + ["--save", st, "--json", js, "--stream", "--stream-block", block],
+           monkeypatch, capsys)
+    _same(mem, st)
+    a, b = json.loads(jm.read_text()), json.loads(js.read_text())
+    assert a["epochs"] == b["epochs"] and "confusion" in a["epochs"][-1]["stats"]["train"]
+    assert "streamed" not in a["database"] and "streamed" in b["database"]
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_database_beyond_dram_streams(nodes, files, tmp_path, monkeypatch, capsys):
+    """300 records of 38 words (11,400 words) fit neither 4,000 words of
+    DRAM nor what 16 K words of SRAM leave: streamed on their own, with the
+    weights of the in-memory run on a machine of the default memory."""
+    net, _ = files
+    x, t = _data(300, 5)
+    data = tmp_path / "big.npz"
+    np.savez(data, inputs=x, targets=t)
+    common = [net, "--data", data, "--nodes", nodes, "--epochs", 1]
+    mem, small, js = tmp_path / "mem.npz", tmp_path / "small.npz", tmp_path / "small.json"
+    _train(common + ["--save", mem], monkeypatch, capsys)
+    _train(common + ["--save", small, "--json", js, "--sram-words", 16384,
+                     "--dram-words", 4000, "--stream-block", 16], monkeypatch, capsys)
+    assert "streamed in blocks of 16 records" in json.loads(js.read_text())["database"]
+    _same(mem, small)
+
+
+def _forward(network, weights, x):
+    """The numpy reference's forward pass (C30 activations, as the nodes)."""
+    model = Model(network, weights, c30_activations=True)
+    return np.stack([model.outputs(r) for r in x])
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_inference_image(nodes, files, tmp_path, monkeypatch, capsys):
+    """rap cc --forward-only / rap infer of the main net (binary input as
+    index lists, threshold layer, user transfer function): the outputs of
+    the training run's last evaluation, bit for bit, and the reference's."""
+    net, data = files
+    saved, js, y = tmp_path / "s.npz", tmp_path / "t.json", tmp_path / "y.npy"
+    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
+           monkeypatch, capsys)
+    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
+                        "--out", y, "--stats", "confusion", "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "MCPS" in out
+    network = parse_file(net)
+    z = np.load(data)
+    x = np.concatenate([z["inputs"], z["test_inputs"]])
+    w = load_weights(saved, network)
+    got = np.load(y)
+    assert np.abs(got - _forward(network, w, x)).max() < 1e-5
+    r = json.loads(js.read_text())
+    assert r["patterns"] == 14 and r["mcps"] > 0 and "confusion" in r["stats"]
+    # the image under rap run, with its own weights and records files
+    img, wbin = tmp_path / "n.out", tmp_path / "n.w"
+    rc, out, err = rap(["cc", net, "--forward-only", "-o", img, "--nodes", nodes,
+                        "--weights", saved, "--weights-file", wbin], monkeypatch, capsys)
+    assert rc == 0, err
+    from rapsim.compiler.infer import compile_inference
+    plan = compile_inference(network, nodes).plan
+    (tmp_path / "x.bin").write_bytes(inputs_file_words(x, plan).astype("<u4").tobytes())
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = rap(["run", "--nodes", nodes, img, "--", "n.w", "x.bin", "y.bin"],
+                       monkeypatch, capsys)
+    assert rc == 0, err
+    from rapsim.asm.floatfmt import from_single
+    raw = from_single(np.fromfile(tmp_path / "y.bin", dtype="<u4")).reshape(14, 3)
+    assert np.array_equal(raw, got)
+
+
+def test_inference_equals_the_training_evaluation(files):
+    net, data = files
+    from rapsim.compiler.data import load_patterns
+    from rapsim.compiler.train import train
+    network = parse_file(net)
+    db = load_patterns(data, network)
+    r = train(network, db.train, nodes=4, epochs=3)
+    got = infer(network, r.weights, db.train.inputs, nodes=4)
+    assert np.array_equal(got.outputs, r.outputs)
+
+
+def test_binary_inference_input_errors(files, tmp_path, monkeypatch, capsys):
+    net, data = files
+    saved = tmp_path / "s.npz"
+    _train([net, "--data", data, "--epochs", 1, "--save", saved], monkeypatch, capsys)
+    x = np.load(data)["inputs"].copy()
+    x[2, 5] = 0.5
+    np.save(tmp_path / "x.npy", x)
+    rc, out, err = rap(["infer", net, "--weights", saved, "--data", tmp_path / "x.npy"],
+                       monkeypatch, capsys)
+    assert rc == 1
+    assert "pattern 2: binary layer 'b' takes 0 or 1 per unit, unit 5 is 0.5" in err
