@@ -492,16 +492,18 @@ cdef class Machine:
     def probe_trace(self, int i, int64_t t_from=0, int64_t t_to=0x3FFFFFFFFFFFFFFF, int capacity=8192):
         """Record every instruction node i starts in [t_from, t_to) (drain
         them with probe_drain).  Called again, it changes the window and
-        keeps the records not drained yet (and the buffer's capacity)."""
+        keeps the records not drained yet (and the buffer's capacity).  A
+        buffer of 16 records or more never loses a DMA ring record."""
         cdef Probe* p = self._probe(i)
-        if capacity < 1:
-            raise ValueError("capacity must be positive")
+        if capacity < 2:
+            raise ValueError("capacity must be at least 2 records")
         if p.buf == NULL:
             p.buf = <TraceRec*>calloc(capacity, sizeof(TraceRec))
             if p.buf == NULL:
                 raise MemoryError("cannot allocate the trace buffer")
             p.cap = capacity
             p.len = 0
+            p.reserve = DMA_RESERVE if capacity >= 2 * DMA_RESERVE else 1
             p.dma_seen = self.nodes[i].p.dma_words
             p.last_pc = self.nodes[i].pc
         p.trace = 1

@@ -27,7 +27,11 @@ cdef enum:
     HIT_BREAK = 1
     HIT_WATCH_MEM = 2
     HIT_WATCH_REG = 3
-    HIT_FULL = 4            # the trace buffer is full (drain and go on)
+    HIT_FULL = 4            # the trace buffer has only Probe.reserve slots left (drain
+                            # and go on): a step starts with them, for the DMA ring records
+                            # of its time and its own (DMA_RESERVE: at most two words in
+                            # each latch, read, forwarded or written, move in one step)
+    DMA_RESERVE = 8
     # TraceRec.kind: what the record is (the peripherals' events have no instruction)
     RK_INSTR = 0            # an executed instruction
     RK_INTERRUPT = 1        # an interrupt taken (guide 7.6): PC pushed, GIE cleared, vector
@@ -74,6 +78,7 @@ cdef struct Probe:
     TraceRec* buf
     int cap
     int len
+    int reserve             # slots kept free at the start of a step (HIT_FULL)
     int nbreak
     uint32_t breaks[64]
     uint32_t skip_pc        # resuming from a breakpoint at this PC: do not stop there at once
@@ -246,6 +251,8 @@ cdef void probe_dma_ring(Node* n, int what, uint32_t v, int64_t t, int64_t mt) n
     r.status = n.status
     add_access(r, (MK_WRITE if what != DR_READ else 0) | (RG_RINGIO << 4), RAP_RING_DATA, v, mt)
     p.len += 1
+    if p.len + p.reserve >= p.cap:
+        p.hit = HIT_FULL
 
 
 cdef int probed_step(Node* n, Probe* p) noexcept nogil:
@@ -315,7 +322,7 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
             p.dma_seen = n.p.dma_words
             p.buf[p.len] = rec
             p.len += 1
-            if p.len >= p.cap:
+            if p.len + p.reserve >= p.cap:
                 p.hit = HIT_FULL
         if r.kind == RK_IDLE:
             return st
@@ -365,7 +372,7 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
         fill_registers(r, n, r0, e0)
         p.buf[p.len] = rec
         p.len += 1
-        if p.len >= p.cap:
+        if p.len + p.reserve >= p.cap:
             p.hit = HIT_FULL
     # watchpoints: a watched word or register that this instruction (or
     # interrupt) changed

@@ -17,12 +17,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from rapsim.lineprof import LineProfile
 from rapsim.probes import TRACE_DTYPE
 from rapsim.timeline import Timeline, validate
 from rapsim.trace import (KIND_DMA_RING, KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES,
-                          Source, accesses, format_record, stalls)
+                          Source, accesses, format_record, format_records, stalls)
 from rapsim.waveform import Waveform
 from test_tools_vcd import at, parse
 from toolprogs import DMA_RING, PERIPH, PERIPH_REPS, image_from_file, rap_main, sim_of
@@ -260,3 +261,20 @@ def test_dma_ring_records_cost_the_profile_nothing():
     total = prof.total()
     assert total.cycles == sum(sim.counters(n)["cycles"] for n in range(3))
     assert total.instructions == sum(sim.counters(n)["instructions"] for n in range(3))
+
+
+def test_small_trace_buffers_lose_no_dma_ring_record():
+    # a buffer that fills drains and goes on: the same records whatever its
+    # size, from 16 records (it keeps 8 free for the DMA ring words of a step)
+    def records(capacity):
+        sim = sim_of(DMA_RING, 3)
+        chunks = []
+        sim.probes.trace(chunks.append, capacity=capacity)
+        sim.run(max_cycles=400)
+        sim.probes.drain()
+        assert sim.probes.dropped == 0
+        recs = np.concatenate(chunks)
+        return sorted(format_records(recs, Source(sim)))
+    assert records(16) == records(21) == records(8192)
+    with pytest.raises(ValueError, match="at least 2"):
+        sim_of(DMA_RING, 1).probes.trace(lambda recs: None, capacity=1)
