@@ -278,3 +278,13 @@ def test_small_trace_buffers_lose_no_dma_ring_record():
     assert records(16) == records(21) == records(8192)
     with pytest.raises(ValueError, match="at least 2"):
         sim_of(DMA_RING, 1).probes.trace(lambda recs: None, capacity=1)
+
+
+def test_debugger_periph_usage_error_names_the_script_line(cwd, monkeypatch, capsys):
+    img = image_from_file(cwd, "per.asm", PERIPH)
+    (cwd / "s.txt").write_text("periph node 0\nperiph now\n")
+    rc = rap_main(["dbg", img, "--script", "s.txt"], monkeypatch)
+    cap = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in cap.out + cap.err
+    assert "node 0, cycle 0: GIE off" in cap.out
+    assert "s.txt:2: error: usage: periph [node N]" in cap.out + cap.err
