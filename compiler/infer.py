@@ -13,9 +13,13 @@ run it):
               index tables of the sparse connects that need them (pairs per
               destination unit, the source unit of every pair, as integers).
               Each node seeks to its own rows of each array and reads them
-              (READ_WORDS): no node reads a whole matrix.
+              (READ_WORDS): no node reads a whole matrix.  A connect from a
+              binary layer is each node's rows in turn, column by column
+              (as the binary kernels hold them), so its file fits one node
+              count.
 ``PATTERNS``  input records as C30 words, one after the other (the input
-              layers side by side, as in training; :func:`inputs_file_words`),
+              layers side by side, as in training, a binary layer as its
+              index list; :func:`inputs_file_words`),
               or ``-``: standard input, in the same format.  Node 0 reads a
               block of up to B records per call (READ_WORDS; from standard
               input it waits for the whole block or the end of the input) and
