@@ -218,3 +218,20 @@ def test_binary_inference_input_errors(files, tmp_path, monkeypatch, capsys):
                        monkeypatch, capsys)
     assert rc == 1
     assert "pattern 2: binary layer 'b' takes 0 or 1 per unit, unit 5 is 0.5" in err
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_rap_train_against_the_reference(nodes, files, tmp_path, monkeypatch, capsys):
+    """The saved weights of `rap train` (binary input, threshold layer,
+    soft-sign, shared connects of two nets in turn) are the numpy
+    reference's."""
+    from rapsim.compiler.data import load_patterns
+    from rapsim.compiler.reference import train as reference_train
+    net, data = files
+    saved = tmp_path / "s.npz"
+    _train([net, "--data", data, "--nodes", nodes, "--epochs", 4, "--save", saved],
+           monkeypatch, capsys)
+    network = parse_file(net)
+    db = load_patterns(data, network)
+    ref = reference_train(network, db.train, db.test, c30_activations=True, epochs=4)
+    assert load_weights(saved, network).max_difference(ref.model.weights) < 1e-5
