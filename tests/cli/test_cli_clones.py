@@ -235,3 +235,63 @@ def test_rap_train_against_the_reference(nodes, files, tmp_path, monkeypatch, ca
     db = load_patterns(data, network)
     ref = reference_train(network, db.train, db.test, c30_activations=True, epochs=4)
     assert load_weights(saved, network).max_difference(ref.model.weights) < 1e-5
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_a_sub_net_infers(nodes, files, tmp_path, monkeypatch, capsys):
+    """--net part: the image runs the sub-net's forward pass (its layers and
+    connects only) and writes its outputs: the reference's forward pass of
+    the sub-net; MCPS counts its connections."""
+    net, data = files
+    saved, y, js = tmp_path / "s.npz", tmp_path / "y.npy", tmp_path / "r.json"
+    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
+           monkeypatch, capsys)
+    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
+                        "--out", y, "--net", "part", "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    network = parse_file(net)
+    z = np.load(data)
+    x = np.concatenate([z["inputs"], z["test_inputs"]])
+    model = Model(network, load_weights(saved, network), c30_activations=True)
+    part = network.nets[0]
+    want = np.stack([model.forward(r, part)["y"] for r in x])
+    got = np.load(y)
+    assert np.abs(got - want).max() < 1e-5
+    # not the main net's outputs
+    assert np.abs(got - _forward(network, load_weights(saved, network), x)).max() > 1e-3
+    assert json.loads(js.read_text())["connections"] == 4 * 7 + 7 * 3
+    # the main net by name is the default
+    y2 = tmp_path / "y2.npy"
+    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
+                        "--out", y2, "--net", "main"], monkeypatch, capsys)
+    assert rc == 0, err
+    assert np.array_equal(np.load(y2), _forward_sim(net, saved, data, nodes, monkeypatch,
+                                                    capsys, tmp_path))
+
+
+def _forward_sim(net, saved, data, nodes, monkeypatch, capsys, tmp_path):
+    y = tmp_path / "main.npy"
+    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
+                        "--out", y], monkeypatch, capsys)
+    assert rc == 0, err
+    return np.load(y)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["infer", "NET", "--weights", "S", "--data", "D", "--net", "nope"],
+     "network 'main' has no net 'nope' (its nets: main, part)"),
+    (["infer", "NET", "--weights", "S", "--data", "D", "--net", "part", "--stats", "confusion"],
+     "statistics (confusion) are of the main net's outputs: not with --net part"),
+    (["cc", "NET", "-o", "x.out", "--net", "part"], "--net goes with --forward-only"),
+    (["cc", "NET", "-o", "x.out", "--forward-only", "--net", "nope"],
+     "network 'main' has no net 'nope'"),
+])
+def test_bad_net_choice(args, message, files, tmp_path, monkeypatch, capsys):
+    net, data = files
+    saved = tmp_path / "s.npz"
+    _train([net, "--data", data, "--epochs", 1, "--save", saved], monkeypatch, capsys)
+    args = [{"NET": net, "S": saved, "D": data}.get(a, a) for a in args]
+    args = [tmp_path / a if a == "x.out" else a for a in args]
+    rc, out, err = rap(args, monkeypatch, capsys)
+    assert rc == 1
+    assert message in err
