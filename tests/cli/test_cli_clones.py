@@ -295,3 +295,43 @@ def test_bad_net_choice(args, message, files, tmp_path, monkeypatch, capsys):
     rc, out, err = rap(args, monkeypatch, capsys)
     assert rc == 1
     assert message in err
+
+
+NUDGE = """\
+* after_backward: the first own bias of y += AR3 / 128 (AR3: the row of
+* the pattern in the database), so the weights depend on the rows
+        .global _nudge
+        .global n_bias_y
+        .text
+_nudge: PUSH    DP
+        LDP     k_bias
+        LDI     @k_bias, AR0
+        POP     DP
+        FLOAT   AR3, R0
+        MPYF    0.0078125, R0
+        ADDF    *AR0, R0
+        STF     R0, *AR0
+        RETS
+        .data
+k_bias: .word   n_bias_y
+"""
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_assembly_behaviour_over_a_stream(nodes, files, tmp_path, monkeypatch, capsys):
+    """An assembly behaviour reading the pattern's row (AR3): the same
+    weights from a streamed database as from node memory."""
+    net, data = files
+    (tmp_path / "nudge.asm").write_text(NUDGE)
+    with open(net, "a") as fh:
+        fh.write('behaviour after_backward call _nudge "nudge.asm"\n')
+    mem, st, plain = tmp_path / "mem.npz", tmp_path / "st.npz", tmp_path / "plain.npz"
+    common = [net, "--data", data, "--nodes", nodes, "--epochs", 2]
+    _train(common + ["--save", mem], monkeypatch, capsys)
+    _train(common + ["--save", st, "--stream", "--stream-block", 3], monkeypatch, capsys)
+    _same(mem, st)
+    # the routine changes the run (so the rows it reads count)
+    text = open(net).read().replace('behaviour after_backward call _nudge "nudge.asm"\n', "")
+    (tmp_path / "plain.net").write_text(text)
+    _train([tmp_path / "plain.net"] + common[1:] + ["--save", plain], monkeypatch, capsys)
+    assert not np.array_equal(np.load(mem)["b:y"], np.load(plain)["b:y"])
