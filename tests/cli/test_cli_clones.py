@@ -335,3 +335,25 @@ def test_assembly_behaviour_over_a_stream(nodes, files, tmp_path, monkeypatch, c
     (tmp_path / "plain.net").write_text(text)
     _train([tmp_path / "plain.net"] + common[1:] + ["--save", plain], monkeypatch, capsys)
     assert not np.array_equal(np.load(mem)["b:y"], np.load(plain)["b:y"])
+
+
+def test_binary_inputs_on_standard_input(files, tmp_path, monkeypatch, capsys):
+    """rap infer --data -: the input values (0/1 for the binary layer) as
+    C30 words; the image gets index lists, the outputs are the file's."""
+    import io
+    from rapsim.asm.floatfmt import to_single
+    net, data = files
+    saved, a, b = tmp_path / "s.npz", tmp_path / "a.npy", tmp_path / "b.npy"
+    _train([net, "--data", data, "--epochs", 1, "--save", saved], monkeypatch, capsys)
+    common = ["infer", net, "--weights", saved, "--nodes", 4]
+    rc, out, err = rap(common + ["--data", data, "--out", a], monkeypatch, capsys)
+    assert rc == 0, err
+    z = np.load(data)
+    x = np.concatenate([z["inputs"], z["test_inputs"]])
+
+    class _Stdin:
+        buffer = io.BytesIO(np.asarray(to_single(x.ravel()), "<u4").tobytes())
+    monkeypatch.setattr("sys.stdin", _Stdin)
+    rc, out, err = rap(common + ["--data", "-", "--out", b], monkeypatch, capsys)
+    assert rc == 0, err
+    assert np.array_equal(np.load(a), np.load(b))
