@@ -152,6 +152,27 @@ def test_database_beyond_dram_streams(nodes, files, tmp_path, monkeypatch, capsy
     _same(mem, small)
 
 
+def _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys, *extra):
+    """Train 2 epochs and save; ``rap infer`` the saved weights on every
+    pattern with the options ``extra``: (the .net, the saved run, the
+    inputs, the outputs)."""
+    net, data = files
+    saved, y = tmp_path / "s.npz", tmp_path / "y.npy"
+    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
+           monkeypatch, capsys)
+    z = np.load(data)
+    return (net, saved, np.concatenate([z["inputs"], z["test_inputs"]]),
+            _infer(net, saved, data, nodes, y, monkeypatch, capsys, *extra))
+
+
+def _infer(net, saved, data, nodes, out, monkeypatch, capsys, *extra):
+    """``rap infer``'s outputs."""
+    rc, text, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
+                         "--out", out, *extra], monkeypatch, capsys)
+    assert rc == 0, err
+    return np.load(out)
+
+
 def _forward(network, weights, x):
     """The numpy reference's forward pass (C30 activations, as the nodes)."""
     model = Model(network, weights, c30_activations=True)
@@ -163,19 +184,11 @@ def test_inference_image(nodes, files, tmp_path, monkeypatch, capsys):
     """rap cc --forward-only / rap infer of the main net (binary input as
     index lists, threshold layer, user transfer function): the outputs of
     the training run's last evaluation, bit for bit, and the reference's."""
-    net, data = files
-    saved, js, y = tmp_path / "s.npz", tmp_path / "t.json", tmp_path / "y.npy"
-    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
-           monkeypatch, capsys)
-    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
-                        "--out", y, "--stats", "confusion", "--json", js], monkeypatch, capsys)
-    assert rc == 0, err
-    assert "MCPS" in out
+    js = tmp_path / "t.json"
+    net, saved, x, got = _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys,
+                                               "--stats", "confusion", "--json", js)
     network = parse_file(net)
-    z = np.load(data)
-    x = np.concatenate([z["inputs"], z["test_inputs"]])
     w = load_weights(saved, network)
-    got = np.load(y)
     assert np.abs(got - _forward(network, w, x)).max() < 1e-5
     r = json.loads(js.read_text())
     assert r["patterns"] == 14 and r["mcps"] > 0 and "confusion" in r["stats"]
@@ -242,39 +255,22 @@ def test_a_sub_net_infers(nodes, files, tmp_path, monkeypatch, capsys):
     """--net part: the image runs the sub-net's forward pass (its layers and
     connects only) and writes its outputs: the reference's forward pass of
     the sub-net; MCPS counts its connections."""
-    net, data = files
-    saved, y, js = tmp_path / "s.npz", tmp_path / "y.npy", tmp_path / "r.json"
-    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
-           monkeypatch, capsys)
-    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
-                        "--out", y, "--net", "part", "--json", js], monkeypatch, capsys)
-    assert rc == 0, err
+    js = tmp_path / "r.json"
+    net, saved, x, got = _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys,
+                                               "--net", "part", "--json", js)
     network = parse_file(net)
-    z = np.load(data)
-    x = np.concatenate([z["inputs"], z["test_inputs"]])
     model = Model(network, load_weights(saved, network), c30_activations=True)
     part = network.nets[0]
     want = np.stack([model.forward(r, part)["y"] for r in x])
-    got = np.load(y)
     assert np.abs(got - want).max() < 1e-5
     # not the main net's outputs
     assert np.abs(got - _forward(network, load_weights(saved, network), x)).max() > 1e-3
     assert json.loads(js.read_text())["connections"] == 4 * 7 + 7 * 3
     # the main net by name is the default
-    y2 = tmp_path / "y2.npy"
-    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
-                        "--out", y2, "--net", "main"], monkeypatch, capsys)
-    assert rc == 0, err
-    assert np.array_equal(np.load(y2), _forward_sim(net, saved, data, nodes, monkeypatch,
-                                                    capsys, tmp_path))
-
-
-def _forward_sim(net, saved, data, nodes, monkeypatch, capsys, tmp_path):
-    y = tmp_path / "main.npy"
-    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
-                        "--out", y], monkeypatch, capsys)
-    assert rc == 0, err
-    return np.load(y)
+    data = files[1]
+    assert np.array_equal(
+        _infer(net, saved, data, nodes, tmp_path / "y2.npy", monkeypatch, capsys, "--net", "main"),
+        _infer(net, saved, data, nodes, tmp_path / "y3.npy", monkeypatch, capsys))
 
 
 @pytest.mark.parametrize("args, message", [
