@@ -308,8 +308,7 @@ class HookHost:
             pattern = -1
             if point.event not in ("before_training", "after_training", "before_epoch",
                                    "after_epoch"):
-                sym = self.host.program.image.symbols
-                pattern = int(sim.read(sym["cur"], 1, node)[0])
+                pattern = self.host.current_row(sim, node)
             network = self.host.plan.network
             names = [network.name] + [s.name for s in network.nets]
             ctx = HookContext(point, epoch, pattern, sim, self.host,

@@ -25,6 +25,8 @@ class Program:
     plan: Plan
     source: str
     image: Image
+    #: an inference image's net (rapsim.compiler.nets.SubNet; None: the main net)
+    infers: object = None
 
     def address(self, sym: str) -> int:
         return self.image.symbols[sym]

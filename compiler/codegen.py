@@ -311,7 +311,7 @@ class _Gen:
             if b.event != event or b.layer != layer or b.net != net:
                 continue
             e.ins("LDI", "R5", "AR2")
-            e.ins("LDI", "@cur", "AR3")
+            self.pattern_row("AR3")
             if lp is not None:
                 e.load("AR4", self.act_own(lp))
                 e.load("AR5", self.rows(lp))
@@ -341,6 +341,10 @@ class _Gen:
             e.branch("NZ", "done", comment="a host callback stopped training")
 
     # -- the passes -------------------------------------------------------------------
+    def pattern_row(self, reg: str) -> None:
+        """``reg`` = the current pattern's row in the database."""
+        self.e.ins("LDI", "@cur", reg)
+
     def load_inputs(self) -> None:
         e, p = self.e, self.p
         for name in p.inputs:

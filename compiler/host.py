@@ -250,6 +250,10 @@ class TrainingHost:
     def _own(self, cp, k: int) -> slice:
         return own_part(self.plan, cp, k)
 
+    def current_row(self, sim, node: int) -> int:
+        """The row in the database of the pattern node ``node`` works on."""
+        return int(sim.read(self.program.image.symbols["cur"], 1, node)[0])
+
     def write_weights(self, sim, weights: Weights, momentum: Weights | None = None, *,
                       keep_momentum: bool = False) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:

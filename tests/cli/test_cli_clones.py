@@ -152,6 +152,27 @@ def test_database_beyond_dram_streams(nodes, files, tmp_path, monkeypatch, capsy
     _same(mem, small)
 
 
+def _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys, *extra):
+    """Train 2 epochs and save; ``rap infer`` the saved weights on every
+    pattern with the options ``extra``: (the .net, the saved run, the
+    inputs, the outputs)."""
+    net, data = files
+    saved, y = tmp_path / "s.npz", tmp_path / "y.npy"
+    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
+           monkeypatch, capsys)
+    z = np.load(data)
+    return (net, saved, np.concatenate([z["inputs"], z["test_inputs"]]),
+            _infer(net, saved, data, nodes, y, monkeypatch, capsys, *extra))
+
+
+def _infer(net, saved, data, nodes, out, monkeypatch, capsys, *extra):
+    """``rap infer``'s outputs."""
+    rc, text, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
+                         "--out", out, *extra], monkeypatch, capsys)
+    assert rc == 0, err
+    return np.load(out)
+
+
 def _forward(network, weights, x):
     """The numpy reference's forward pass (C30 activations, as the nodes)."""
     model = Model(network, weights, c30_activations=True)
@@ -163,19 +184,11 @@ def test_inference_image(nodes, files, tmp_path, monkeypatch, capsys):
     """rap cc --forward-only / rap infer of the main net (binary input as
     index lists, threshold layer, user transfer function): the outputs of
     the training run's last evaluation, bit for bit, and the reference's."""
-    net, data = files
-    saved, js, y = tmp_path / "s.npz", tmp_path / "t.json", tmp_path / "y.npy"
-    _train([net, "--data", data, "--nodes", nodes, "--epochs", 2, "--save", saved],
-           monkeypatch, capsys)
-    rc, out, err = rap(["infer", net, "--weights", saved, "--data", data, "--nodes", nodes,
-                        "--out", y, "--stats", "confusion", "--json", js], monkeypatch, capsys)
-    assert rc == 0, err
-    assert "MCPS" in out
+    js = tmp_path / "t.json"
+    net, saved, x, got = _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys,
+                                               "--stats", "confusion", "--json", js)
     network = parse_file(net)
-    z = np.load(data)
-    x = np.concatenate([z["inputs"], z["test_inputs"]])
     w = load_weights(saved, network)
-    got = np.load(y)
     assert np.abs(got - _forward(network, w, x)).max() < 1e-5
     r = json.loads(js.read_text())
     assert r["patterns"] == 14 and r["mcps"] > 0 and "confusion" in r["stats"]
@@ -218,3 +231,125 @@ def test_binary_inference_input_errors(files, tmp_path, monkeypatch, capsys):
                        monkeypatch, capsys)
     assert rc == 1
     assert "pattern 2: binary layer 'b' takes 0 or 1 per unit, unit 5 is 0.5" in err
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_rap_train_against_the_reference(nodes, files, tmp_path, monkeypatch, capsys):
+    """The saved weights of `rap train` (binary input, threshold layer,
+    soft-sign, shared connects of two nets in turn) are the numpy
+    reference's."""
+    from rapsim.compiler.data import load_patterns
+    from rapsim.compiler.reference import train as reference_train
+    net, data = files
+    saved = tmp_path / "s.npz"
+    _train([net, "--data", data, "--nodes", nodes, "--epochs", 4, "--save", saved],
+           monkeypatch, capsys)
+    network = parse_file(net)
+    db = load_patterns(data, network)
+    ref = reference_train(network, db.train, db.test, c30_activations=True, epochs=4)
+    assert load_weights(saved, network).max_difference(ref.model.weights) < 1e-5
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_a_sub_net_infers(nodes, files, tmp_path, monkeypatch, capsys):
+    """--net part: the image runs the sub-net's forward pass (its layers and
+    connects only) and writes its outputs: the reference's forward pass of
+    the sub-net; MCPS counts its connections."""
+    js = tmp_path / "r.json"
+    net, saved, x, got = _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys,
+                                               "--net", "part", "--json", js)
+    network = parse_file(net)
+    model = Model(network, load_weights(saved, network), c30_activations=True)
+    part = network.nets[0]
+    want = np.stack([model.forward(r, part)["y"] for r in x])
+    assert np.abs(got - want).max() < 1e-5
+    # not the main net's outputs
+    assert np.abs(got - _forward(network, load_weights(saved, network), x)).max() > 1e-3
+    assert json.loads(js.read_text())["connections"] == 4 * 7 + 7 * 3
+    # the main net by name is the default
+    data = files[1]
+    assert np.array_equal(
+        _infer(net, saved, data, nodes, tmp_path / "y2.npy", monkeypatch, capsys, "--net", "main"),
+        _infer(net, saved, data, nodes, tmp_path / "y3.npy", monkeypatch, capsys))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["infer", "NET", "--weights", "S", "--data", "D", "--net", "nope"],
+     "network 'main' has no net 'nope' (its nets: main, part)"),
+    (["infer", "NET", "--weights", "S", "--data", "D", "--net", "part", "--stats", "confusion"],
+     "statistics (confusion) are of the main net's outputs: not with --net part"),
+    (["cc", "NET", "-o", "x.out", "--net", "part"], "--net goes with --forward-only"),
+    (["cc", "NET", "-o", "x.out", "--forward-only", "--net", "nope"],
+     "network 'main' has no net 'nope'"),
+])
+def test_bad_net_choice(args, message, files, tmp_path, monkeypatch, capsys):
+    net, data = files
+    saved = tmp_path / "s.npz"
+    _train([net, "--data", data, "--epochs", 1, "--save", saved], monkeypatch, capsys)
+    args = [{"NET": net, "S": saved, "D": data}.get(a, a) for a in args]
+    args = [tmp_path / a if a == "x.out" else a for a in args]
+    rc, out, err = rap(args, monkeypatch, capsys)
+    assert rc == 1
+    assert message in err
+
+
+NUDGE = """\
+* after_backward: the first own bias of y += AR3 / 128 (AR3: the row of
+* the pattern in the database), so the weights depend on the rows
+        .global _nudge
+        .global n_bias_y
+        .text
+_nudge: PUSH    DP
+        LDP     k_bias
+        LDI     @k_bias, AR0
+        POP     DP
+        FLOAT   AR3, R0
+        MPYF    0.0078125, R0
+        ADDF    *AR0, R0
+        STF     R0, *AR0
+        RETS
+        .data
+k_bias: .word   n_bias_y
+"""
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_assembly_behaviour_over_a_stream(nodes, files, tmp_path, monkeypatch, capsys):
+    """An assembly behaviour reading the pattern's row (AR3): the same
+    weights from a streamed database as from node memory."""
+    net, data = files
+    (tmp_path / "nudge.asm").write_text(NUDGE)
+    with open(net, "a") as fh:
+        fh.write('behaviour after_backward call _nudge "nudge.asm"\n')
+    mem, st, plain = tmp_path / "mem.npz", tmp_path / "st.npz", tmp_path / "plain.npz"
+    common = [net, "--data", data, "--nodes", nodes, "--epochs", 2]
+    _train(common + ["--save", mem], monkeypatch, capsys)
+    _train(common + ["--save", st, "--stream", "--stream-block", 3], monkeypatch, capsys)
+    _same(mem, st)
+    # the routine changes the run (so the rows it reads count)
+    text = open(net).read().replace('behaviour after_backward call _nudge "nudge.asm"\n', "")
+    (tmp_path / "plain.net").write_text(text)
+    _train([tmp_path / "plain.net"] + common[1:] + ["--save", plain], monkeypatch, capsys)
+    assert not np.array_equal(np.load(mem)["b:y"], np.load(plain)["b:y"])
+
+
+def test_binary_inputs_on_standard_input(files, tmp_path, monkeypatch, capsys):
+    """rap infer --data -: the input values (0/1 for the binary layer) as
+    C30 words; the image gets index lists, the outputs are the file's."""
+    import io
+    from rapsim.asm.floatfmt import to_single
+    net, data = files
+    saved, a, b = tmp_path / "s.npz", tmp_path / "a.npy", tmp_path / "b.npy"
+    _train([net, "--data", data, "--epochs", 1, "--save", saved], monkeypatch, capsys)
+    common = ["infer", net, "--weights", saved, "--nodes", 4]
+    rc, out, err = rap(common + ["--data", data, "--out", a], monkeypatch, capsys)
+    assert rc == 0, err
+    z = np.load(data)
+    x = np.concatenate([z["inputs"], z["test_inputs"]])
+
+    class _Stdin:
+        buffer = io.BytesIO(np.asarray(to_single(x.ravel()), "<u4").tobytes())
+    monkeypatch.setattr("sys.stdin", _Stdin)
+    rc, out, err = rap(common + ["--data", "-", "--out", b], monkeypatch, capsys)
+    assert rc == 0, err
+    assert np.array_equal(np.load(a), np.load(b))
