@@ -123,3 +123,156 @@ cdef int fast_step(Node* n) noexcept nogil:
         return fail(n, err, pc, d.word, n.err_addr)
     retire(n, &c, stall_rc, t, t, t, 0, in_slot, rpts_was)
     return n.status
+
+
+# --- RPTS repetitions in bulk ----------------------------------------------------
+#
+# An RPTS repetition (guide 7.1.1, RPTS) fetches nothing, and when its memory
+# operands stay in one plain region every repetition has the same cycles
+# (one on-chip block or bus occupancy, guide 8.2.3 / timing.pxi): the
+# repetitions then run in a tight loop (addresses, reads, the operation),
+# and the cycle, instruction, stall and repeat counters are added once for
+# the whole run.  The conditions, checked before the first one, make every
+# repetition the same to the timing model:
+#   * no register-conflict stall now, and the instruction writes only R0-R7
+#     (so no AR, IR, BK, DP, SP, RC or ST group changes under the loop), and
+#     does not use the stack;
+#   * its indirect operands use distinct ARn with linear modes (not circular
+#     or bit-reversed), and over the repetitions every address stays in one
+#     plain region without wrapping round 24 bits;
+#   * the cycle limit and the instruction budget allow K >= 1 repetitions,
+#     and RC >= K (the repetition that ends the loop is left to fast_step(),
+#     whose retire() ends it).
+
+cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region) noexcept nogil:
+    """Do the addresses of indirect operand o over the next K repetitions,
+    and its ARn after them, stay in one plain region without a 24-bit wrap?
+    (Its region in region[0].)"""
+    cdef int am = o.am & 15, ik = o.am >> 4
+    cdef int64_t ar = n.r[RAP_REG_AR0 + o.reg] & 0xFFFFFF, idx, delta = 0, first, last, end
+    if ik == 0:
+        idx = <uint32_t>o.val
+    elif ik == 1:
+        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
+    else:
+        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
+    if am == AM_POST or am == AM_POST_M or am == AM_NONE:
+        delta = 0 if am == AM_NONE else (idx if am == AM_POST else -idx)
+        first = ar
+        last = ar + (K - 1) * delta
+        end = ar + K * delta
+    elif am == AM_PRE or am == AM_PRE_M:
+        first = ar + idx if am == AM_PRE else ar - idx
+        last = first
+        end = ar
+    elif am == AM_PRE_U or am == AM_PRE_UM:
+        delta = idx if am == AM_PRE_U else -idx
+        first = ar + delta
+        last = ar + K * delta
+        end = last
+    else:
+        return 0                    # circular or bit-reversed
+    if first < 0 or last < 0 or end < 0 or first > 0xFFFFFF or last > 0xFFFFFF or end > 0xFFFFFF:
+        return 0
+    region[0] = region_of(n, <uint32_t>first)
+    return region[0] < RG_RINGIO and region_of(n, <uint32_t>last) == region[0]
+
+
+cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """Run the next repetitions of the instruction RPTS repeats in bulk, if
+    the conditions above hold; returns how many (0: none, the caller runs
+    the next one through fast_step()).  budget[0] is decremented by it."""
+    cdef Decoded* d = &n.rpts_ins
+    cdef Opnd* o
+    cdef Ctx c
+    cdef Acc acc
+    cdef uint32_t pc = n.rpts_pc, a
+    cdef uint32_t newar[6]
+    cdef uint32_t ars = 0
+    cdef int i, k, rg, err, occ, wait_part, conf_part, extra, ew
+    cdef int64_t K, j, cyc, t0
+    K = <int32_t>n.r[RAP_REG_RC]
+    if K <= 0 or (d.uses & GRP_SP):
+        return 0
+    t0 = n.cycle
+    if d.uses and conflict_stall(n, d.uses, t0):
+        return 0
+    for i in range(d.nops):
+        if d.o[i].kind == RAP_K_REG and d.o[i].reg >= 8:
+            return 0                # only R0-R7 may be read or written
+    if budget[0] < K:
+        K = budget[0]
+    acc_clear(&acc)
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        o = &d.o[i]
+        if o.kind == RAP_K_DIR:
+            a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+            rg = region_of(n, a)
+            if rg >= RG_RINGIO:
+                return 0
+        else:
+            if (ars >> o.reg) & 1:
+                return 0            # two operands on one ARn
+            ars |= 1u << o.reg
+            if not bulk_address_range(n, o, K, &rg):
+                return 0
+        c.rgs[i] = rg
+        if d.access:
+            acc_add(n, &acc, rg)
+    occ = acc_cycles(&acc, &wait_part, &conf_part)
+    cyc = occ if occ > 1 else 1     # the base of RPTS-able instructions is 1
+    if limit - t0 < K * cyc:        # repetitions that start before the limit
+        K = (limit - t0 + cyc - 1) // cyc
+        if K <= 0:
+            return 0
+    # -- the repetitions
+    c.d = d
+    c.pc = pc
+    c.base = 1
+    c.hostcall = 0
+    acc_clear(&c.acc)
+    err = 0
+    j = 0
+    while j < K:
+        for k in range(d.naddr):
+            i = d.addr_op[k]
+            o = &d.o[i]
+            if o.kind == RAP_K_DIR:
+                c.ea[i] = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+            else:
+                c.ea[i] = ind_address(n, o, &newar[i])
+        if d.access:
+            for k in range(d.naddr):
+                if (d.addr_w >> k) & 1:
+                    continue
+                i = d.addr_op[k]
+                c.mv[i] = word_ptr(n, c.ea[i], c.rgs[i])[0]
+                n.acc_read[c.rgs[i]] += 1
+        for k in range(d.naddr):
+            if (d.addr_u >> k) & 1:
+                i = d.addr_op[k]
+                n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
+        c.nextpc = pc + 1
+        c.t_ring = t0 + j * cyc
+        err = execute_op(n, &c)
+        if err:
+            break
+        j += 1
+    # -- the counters of the j repetitions done, as retire() would add them
+    n.cycle = t0 + j * cyc
+    n.instret += j
+    extra = occ - 1
+    if extra > 0:
+        ew = wait_part if wait_part < extra else extra
+        n.stall[SC_MEMWAIT] += j * ew
+        n.stall[SC_BUSCONF] += j * (extra - ew)
+    n.r[RAP_REG_RC] = n.r[RAP_REG_RC] - <uint32_t>j
+    budget[0] -= j
+    if j:
+        n.prev_pc = pc
+    if err:
+        budget[0] -= 1
+        fail(n, err, pc, d.word, n.err_addr)
+        return j + 1
+    return j

@@ -58,10 +58,14 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     while n.status == ST_RUNNING:
         if n.cycle >= limit or budget[0] <= 0:
             break
-        budget[0] -= 1
         if plain_state(n):
-            fast_step(n)        # the common case (fast.pxi)
+            # the common case (fast.pxi): RPTS repetitions in bulk, or one instruction
+            if n.rpts == 2 and rpts_bulk(n, limit, budget):
+                continue
+            budget[0] -= 1
+            fast_step(n)
         else:
+            budget[0] -= 1
             step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
         n.lb = periph_lb(n, n.cycle)
