@@ -474,7 +474,7 @@ cdef int step(Node* n) noexcept nogil:
     c.pc = pc
     c.nextpc = pc + 1
     c.t_ring = t_ring
-    c.base = base_cycles(d.timing)
+    c.base = d.base
     c.hostcall = 0
     err = execute_op(n, &c)
     if err:

@@ -59,11 +59,9 @@ cdef int fast_step(Node* n) noexcept nogil:
         if page == NULL:
             return step(n)
         d = &page[pc & (DPAGE_WORDS - 1)]
-        if d.valid != 1:
+        if d.valid != 1 or d.frg >= RG_RINGIO:
             return step(n)
-        frg = region_of(n, pc)
-        if frg >= RG_RINGIO:
-            return step(n)
+        frg = d.frg             # (pre-decoded where it was fetched: its region)
     in_slot = n.dslots > 0
     if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
         return step(n)
@@ -116,7 +114,7 @@ cdef int fast_step(Node* n) noexcept nogil:
     c.pc = pc
     c.nextpc = pc + 1
     c.t_ring = t
-    c.base = base_cycles(d.timing)
+    c.base = d.base
     c.hostcall = 0
     err = execute_op(n, &c)
     if err:
