@@ -104,6 +104,15 @@ def bench_branchy():
     return _run(build_text(bench_sim.branchy_program(iterations=3000)))
 
 
+def bench_nn():
+    import bench_sim
+    sim = Simulator(MachineConfig())
+    sim.load(build_text(bench_sim.nn_program(passes=3)))
+    bench_sim._nn_data(sim)
+    sim.last_event = sim.run().event
+    return sim
+
+
 def _ring(kind: str, rounds: int, nodes: int):
     import bench_ring
     return _run(build_text(bench_ring.PROGRAMS[kind](rounds, nodes)), nodes=nodes,
@@ -250,7 +259,7 @@ def train_digits():
 
 
 CASES = {f.__name__: f for f in (
-    hello, dotbus_sram, dotbus_onchip, shift_deadlock, bench_dot, bench_branchy,
+    hello, dotbus_sram, dotbus_onchip, shift_deadlock, bench_dot, bench_branchy, bench_nn,
     ring_compute_4, ring_compute_16, ring_gather_4, ring_gather_16, ring_gather_board_hops,
     firmware_matrix, firmware_activate, firmware_dma, periph_dma_paced_by_timer,
     periph_dint_interrupt, periph_dma_contention, train_xor, train_digits)}
