@@ -253,9 +253,12 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
                 n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
         c.nextpc = pc + 1
         c.t_ring = t0 + j * cyc
-        err = execute_op(n, &c)
-        if err:
-            break
+        if d.op == RAP_OP_MPYF_P_ADDF:
+            mpyf_par_addsubf(n, &c, 0)  # the dot product's step, without the dispatch
+        else:
+            err = execute_op(n, &c)
+            if err:
+                break
         j += 1
     # -- the counters of the j repetitions done, as retire() would add them
     n.cycle = t0 + j * cyc
