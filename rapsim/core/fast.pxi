@@ -21,7 +21,7 @@
 # "RPTS") and the instructions of an RPTB loop stay on the fast path: the
 # repeated instruction is kept in Node.rpts_ins and is neither fetched nor
 # decoded again; the loop counter and the RPTB boundary are handled by
-# retire(), shared with step().  tests/speed/test_reference.py checks that
+# retire(), shared with step().  tests/speed/test_recorded_reference.py checks that
 # every result and counter equals the recorded reference of the general path.
 
 

@@ -6,7 +6,7 @@
 
 Run it only on a simulator whose results are known to be right (it was
 first run before the speed work of issue 16 touched the core):
-tests/speed/test_reference.py then checks that every later simulator gives
+tests/speed/test_recorded_reference.py then checks that every later simulator gives
 exactly these values.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The programs whose results and counters are recorded in reference.json
-(tests/speed/record_reference.py writes it, test_reference.py compares):
+(tests/speed/record_reference.py writes it, test_recorded_reference.py compares):
 the examples, the firmware routines, the peripherals, the benchmark kernels
 and a training run of the compiler.  Every simulator change that claims to
 keep results "bit-identical" (issue 16) is checked against this record,
