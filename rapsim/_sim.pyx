@@ -92,6 +92,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     n.dtarget = 0
     n.dtaken = 0
     n.rpts = 0
+    n.rpts_ring = 0
     n.rpts_pc = 0
     n.fwd_count = 0
     n.status = ST_RUNNING
@@ -289,6 +290,7 @@ cdef class Machine:
         n.pend_valid = 0
         n.dslots = 0
         n.rpts = 0
+        n.rpts_ring = 0
 
     # -- running ---------------------------------------------------------------
     def run(self, int64_t limit, int64_t quantum=0, order=None):

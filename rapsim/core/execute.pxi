@@ -271,6 +271,7 @@ cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_
             c.nextpc = pc
         else:
             n.rpts = 0
+            n.rpts_ring = 0
             n.r[RAP_REG_ST] &= ~ST_RM
     elif (n.r[RAP_REG_ST] & ST_RM) and n.rpts == 0 and pc == (n.r[RAP_REG_RE] & 0xFFFFFF) \
             and c.nextpc == pc + 1:
@@ -340,6 +341,7 @@ cdef int step(Node* n) noexcept nogil:
             n.rpts_ins = d[0]
             n.rpts_pc = pc
             n.rpts = 2
+            n.rpts_ring = 0
             d = &n.rpts_ins
     in_slot = n.dslots > 0
     if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:

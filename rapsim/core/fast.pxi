@@ -4,7 +4,10 @@
 # run_node() (schedule.pxi) sends an instruction here when the node is in a
 # plain state at the instruction boundary (plain_state below): no on-chip
 # peripheral is active (periph_on), no instruction is waiting to be retried
-# after a ring wait (pend_valid), and no enabled interrupt is pending.
+# after a ring wait (pend_valid), the RPTS repetitions in progress have not
+# been found to touch the ring or a peripheral (rpts_ring: they then all go
+# to step(), without the fast path's attempt first), and no enabled
+# interrupt is pending.
 # fast_step() then also hands the instruction to step() -- before changing
 # anything, so step() does it all from the start -- when
 #   * the pre-decoded record is missing or not a legal instruction (step()
@@ -27,8 +30,9 @@
 
 cdef inline bint plain_state(Node* n) noexcept nogil:
     """May the next instruction of n run on the fast path?  (No peripheral
-    activity, no pending retry, no enabled interrupt pending: guide 7.6.)"""
-    if n.periph_on | n.pend_valid:
+    activity, no pending retry, no RPTS over the ring, no enabled interrupt
+    pending: guide 7.6.)"""
+    if n.periph_on | n.pend_valid | n.rpts_ring:
         return 0
     if (n.r[RAP_REG_ST] & ST_GIE) and (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
         return 0
@@ -82,6 +86,8 @@ cdef int fast_step(Node* n) noexcept nogil:
         if d.access:
             rg = region_of(n, a)
             if rg >= RG_RINGIO:
+                if rpts_was == 2:
+                    n.rpts_ring = 1     # so are the next repetitions, most likely
                 return step(n)
             c.rgs[i] = rg
 

@@ -196,6 +196,7 @@ cdef struct Node:
     int32_t dtaken
     int32_t rpts            # an RPTS repetition is in progress
     Decoded rpts_ins        # the instruction RPTS repeats (fetched once)
+    int32_t rpts_ring       # its repetitions touch the ring or a peripheral: step() runs them (fast.pxi)
     uint32_t rpts_pc
     int32_t fwd_count       # RING_FWD: words still to forward
     # run state
