@@ -152,17 +152,14 @@ def weights_file_words(plan: Plan, weights: Weights) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.uint32)
 
 
-def inputs_file_words(inputs: np.ndarray, plan: Plan | None = None) -> np.ndarray:
-    """Input records (patterns, input values) as the image reads them: C30
-    singles, or with ``plan`` the records as its nodes hold them (a binary
-    layer as its index list: rapsim.compiler.host.node_records).  A network
-    with binary input layers needs ``plan``."""
-    from rapsim.asm.floatfmt import to_single
+def inputs_file_words(inputs: np.ndarray, plan: Plan) -> np.ndarray:
+    """Input records (patterns, input values) as the image of ``plan``
+    (:func:`inference_plan`) reads them: the records as its nodes hold them
+    (C30 singles; a binary layer as its index list:
+    rapsim.compiler.host.node_records)."""
     from rapsim.compiler.host import node_records
     x = np.asarray(inputs, dtype=np.float64)
-    if plan is not None:
-        return node_records(plan, x.reshape(len(x), -1)).ravel()
-    return np.atleast_1d(to_single(x.ravel())).astype(np.uint32)
+    return node_records(plan, x.reshape(len(x), -1)).ravel()
 
 
 class _InferGen(_Gen):
