@@ -49,6 +49,25 @@ cdef inline uint8_t addressing_kind(const rap_imode_t* m) noexcept nogil:
     return am | (m.index << 4)
 
 
+cdef inline uint8_t fast_kind(int op, int nops) noexcept nogil:
+    """The fast path's handler of an operation (FK_*, state.pxi)."""
+    if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
+            or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
+            or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
+        return FK_INT2
+    if op == RAP_OP_LDI and nops == 2:
+        return FK_LDI
+    if op == RAP_OP_CMPI:
+        return FK_CMPI
+    if op == RAP_OP_BC:
+        return FK_BC
+    if op == RAP_OP_BCD:
+        return FK_BCD
+    if op == RAP_OP_STI:
+        return FK_STI
+    return FK_GENERIC
+
+
 cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
     """Fill d from word w.  Returns 1 if legal, 0 if not (d.valid = 2)."""
     cdef int c, i, ok, fi, pass_
@@ -73,6 +92,8 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
         ok = 1
         d.uses = 0
         d.writes = 0
+        d.src_mem = 0
+        d.src_imm = 0
         for i in range(f.nops):
             s = &f.o[i]
             o = &d.o[i]
@@ -124,6 +145,11 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                 o.val = bits
             else:               # UIMM, FIMM, ADDR24, TRAPN, DPIMM
                 o.val = bits
+            if s.kind == RAP_K_DIR or s.kind == RAP_K_IND or s.kind == RAP_K_IND8:
+                d.src_mem |= 1 << i
+            elif s.kind == RAP_K_SIMM or s.kind == RAP_K_UIMM or s.kind == RAP_K_DPIMM \
+                    or s.kind == RAP_K_ADDR24 or s.kind == RAP_K_TRAPN:
+                d.src_imm |= 1 << i
         if not ok:
             continue
         d.op = f.op
@@ -166,6 +192,7 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                         d.addr_op[d.naddr] = i
                         d.naddr += 1
         d.base = base_cycles(d.timing)
+        d.fk = fast_kind(d.op, f.nops)
         d.frg = RG_NONE
         d.valid = 1
         return 1

@@ -122,7 +122,7 @@ cdef int fast_step(Node* n) noexcept nogil:
     c.t_ring = t
     c.base = d.base
     c.hostcall = 0
-    err = execute_op(n, &c)
+    err = execute_fast(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
     retire(n, &c, stall_rc, t, t, t, 0, in_slot, rpts_was)

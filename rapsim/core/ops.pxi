@@ -12,14 +12,15 @@ cdef enum:
 
 
 cdef inline uint32_t ival(Node* n, Ctx* c, int i) noexcept nogil:
-    cdef Opnd* o = &c.d.o[i]
-    cdef int k = o.kind
-    if k == RAP_K_DIR or k == RAP_K_IND or k == RAP_K_IND8:
+    """The integer value of operand i: the word read from memory, the
+    immediate field, or the register (the kind resolved at decode:
+    Decoded.src_mem, src_imm)."""
+    cdef Decoded* d = c.d
+    if (d.src_mem >> i) & 1:
         return c.mv[i]
-    if k == RAP_K_SIMM or k == RAP_K_UIMM or k == RAP_K_DPIMM or k == RAP_K_ADDR24 \
-            or k == RAP_K_TRAPN:
-        return <uint32_t>o.val
-    return n.r[o.reg]
+    if (d.src_imm >> i) & 1:
+        return <uint32_t>d.o[i].val
+    return n.r[d.o[i].reg]
 
 
 cdef inline F40 fval(Node* n, Ctx* c, int i) noexcept nogil:
@@ -192,6 +193,48 @@ cdef inline void mpyf_par_addsubf(Node* n, Ctx* c, int sub) noexcept nogil:
     set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
 
 
+# --- operations with their own handler (Decoded.fk, FK_*: state.pxi) ----------
+# Called by execute_op() and, without its dispatch, by the fast path
+# (execute_fast below).
+
+cdef inline void op_int2(Node* n, Ctx* c, uint32_t st) noexcept nogil:
+    """ADDI SUBI ADDC SUBB ASH LSH MPYI AND ANDN OR XOR, general and
+    3-operand forms (guide 13.2): operand 1 (op) operand 0."""
+    cdef Decoded* d = c.d
+    cdef uint32_t fl = 0, mask = 0
+    cdef uint32_t r = int_op2(n, d.op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
+    wint(n, d.o[d.nops - 1].reg, r, fl, mask)
+
+
+cdef inline void op_ldi(Node* n, Ctx* c) noexcept nogil:
+    """LDI src, dst (guide 13.2, LDI): N and Z from the value."""
+    cdef uint32_t r = ival(n, c, 0)
+    wint(n, c.d.o[1].reg, r, nz_flags(r), M_LOGIC)
+
+
+cdef inline void op_cmpi(Node* n, Ctx* c) noexcept nogil:
+    """CMPI src, dst: flags of dst - src (guide 13.2, CMPI)."""
+    cdef uint32_t fl = 0
+    cdef uint32_t r = isub(ival(n, c, 1), ival(n, c, 0), 0, &fl)
+    set_flags(n, cmp_flags(r, fl), M_ARITH)
+
+
+cdef inline void op_bc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
+    """Bcond (standard): the next PC is the target when the condition holds."""
+    if cond_true(st, c.d.cond):
+        c.nextpc = branch_target(n, c, 0)
+
+
+cdef inline void op_bcd(Node* n, Ctx* c, uint32_t st) noexcept nogil:
+    """BcondD: the branch is decided now, taken after three delay slots."""
+    delayed(n, branch_target(n, c, 0), cond_true(st, c.d.cond))
+
+
+cdef inline void op_sti(Node* n, Ctx* c) noexcept nogil:
+    """STI src, dst (guide 13.2, STI)."""
+    store_op(n, c, 1, n.r[c.d.o[0].reg])
+
+
 cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     """Run the operation of c.d; 0 or an ERR_* code (with n.err_addr)."""
     cdef Decoded* d = c.d
@@ -204,15 +247,13 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
             or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
             or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
-        r = int_op2(n, op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
-        wint(n, dst, r, fl, mask)
+        op_int2(n, c, st)
     elif op == RAP_OP_SUBRI or op == RAP_OP_SUBRB:
         r = int_ovm(n, isub(ival(n, c, 0), ival(n, c, 1),
                             (st & ST_C) if op == RAP_OP_SUBRB else 0, &fl), &fl)
         wint(n, dst, r, fl, M_ARITH)
     elif op == RAP_OP_CMPI:
-        r = isub(ival(n, c, 1), ival(n, c, 0), 0, &fl)
-        set_flags(n, cmp_flags(r, fl), M_ARITH)
+        op_cmpi(n, c)
     elif op == RAP_OP_TSTB:
         r = ival(n, c, 1) & ival(n, c, 0)
         set_flags(n, nz_flags(r), M_LOGIC)
@@ -224,8 +265,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         if nops == 1:           # LDP: bits 23-16 of an address into DP (no flags)
             write_reg(n, RAP_REG_DP, <uint32_t>d.o[0].val)
         else:
-            r = ival(n, c, 0)
-            wint(n, dst, r, nz_flags(r), M_LOGIC)
+            op_ldi(n, c)
     elif op == RAP_OP_SUBC:
         a = ival(n, c, 1)
         b = ival(n, c, 0)
@@ -288,7 +328,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     elif op == RAP_OP_STF or op == RAP_OP_STFI:
         store_op(n, c, 1, fsingle(n, d.o[0].reg))
     elif op == RAP_OP_STI or op == RAP_OP_STII:
-        store_op(n, c, 1, n.r[d.o[0].reg])
+        op_sti(n, c)
     elif op == RAP_OP_LDFC:
         if cond_true(st, d.cond):
             write_f(n, dst, fval(n, c, 0))
@@ -319,10 +359,9 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         else:
             c.nextpc = <uint32_t>d.o[0].val
     elif op == RAP_OP_BC:
-        if cond_true(st, d.cond):
-            c.nextpc = branch_target(n, c, 0)
+        op_bc(n, c, st)
     elif op == RAP_OP_BCD:
-        delayed(n, branch_target(n, c, 0), cond_true(st, d.cond))
+        op_bcd(n, c, st)
     elif op == RAP_OP_DBC or op == RAP_OP_DBCD:
         # ARn - 1 in 24 bits; branch if the condition holds and ARn >= 0 (guide 13 DBcond)
         v = add24(n.r[d.o[0].reg], -1)
@@ -483,4 +522,25 @@ cdef int exec_par_store(Node* n, Ctx* c, int op) noexcept nogil:
             r = int_op1(n, base_op, ival(n, c, 0), st, &fl, &mask)
         wint(n, dst, r, fl, mask)
     store_op(n, c, nops - 1, sv)
+    return 0
+
+
+cdef inline int execute_fast(Node* n, Ctx* c) noexcept nogil:
+    """The fast path's execute stage: the operation's own handler (Decoded.fk,
+    chosen at decode) or, for the others, execute_op()."""
+    cdef int fk = c.d.fk
+    if fk == FK_INT2:
+        op_int2(n, c, n.r[RAP_REG_ST])
+    elif fk == FK_LDI:
+        op_ldi(n, c)
+    elif fk == FK_CMPI:
+        op_cmpi(n, c)
+    elif fk == FK_BC:
+        op_bc(n, c, n.r[RAP_REG_ST])
+    elif fk == FK_BCD:
+        op_bcd(n, c, n.r[RAP_REG_ST])
+    elif fk == FK_STI:
+        op_sti(n, c)
+    else:
+        return execute_op(n, c)
     return 0

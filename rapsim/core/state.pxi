@@ -124,7 +124,24 @@ cdef struct Decoded:
     uint8_t access      # 0 for NOP: addresses are formed, memory is not touched
     uint8_t base        # base cycles of its timing class (timing.pxi base_cycles), set at decode
     uint8_t frg         # region it was fetched from (decoded_at; the fast path's fetch), else RG_NONE
+    uint8_t src_mem     # bit i set: operand i's value is the word read from memory (DIR, IND, IND8)
+    uint8_t src_imm     # bit i set: operand i's integer value is its field (SIMM, UIMM, DPIMM, ADDR24, TRAPN)
+    uint8_t fk          # FK_*: the fast path's handler for the operation, chosen at decode (ops.pxi)
     Opnd o[6]
+
+
+# The fast path's handler of an operation (Decoded.fk, set by decode_word):
+# the most frequent operations of non-repeated code get their own handler,
+# called straight from fast_step() (fast.pxi); execute_op() calls the same
+# handlers, so each operation's semantics is written once (ops.pxi).
+cdef enum:
+    FK_GENERIC = 0      # everything else: execute_op()'s dispatch
+    FK_INT2 = 1         # ADDI SUBI ADDC SUBB ASH LSH MPYI AND ANDN OR XOR (general and 3-operand)
+    FK_LDI = 2          # LDI (not LDP)
+    FK_CMPI = 3         # CMPI
+    FK_BC = 4           # Bcond (standard)
+    FK_BCD = 5          # BcondD (delayed)
+    FK_STI = 6          # STI
 
 
 cdef struct Link:

@@ -55,6 +55,7 @@ cdef struct Acc:
     int bus_n[3]            # accesses on the primary, expansion and peripheral buses
     int bus_wait[3]         # wait-state cycles on them
     int blk_n[2]            # accesses to on-chip RAM blocks 0 and 1
+    int beyond              # the accesses may take more than one cycle (acc_cycles' common case fails)
 
 
 cdef inline void acc_clear(Acc* a) noexcept nogil:
@@ -66,30 +67,43 @@ cdef inline void acc_clear(Acc* a) noexcept nogil:
     a.bus_wait[2] = 0
     a.blk_n[0] = 0
     a.blk_n[1] = 0
+    a.beyond = 0
 
 
 cdef inline void acc_add(Node* n, Acc* a, int region) noexcept nogil:
-    """Count one access to a region in the instruction's occupancy."""
+    """Count one access to a region in the instruction's occupancy.  (Acc.beyond
+    notes when the accesses so far exceed what one cycle serves -- one
+    zero-wait access per bus, two per on-chip block: the counts only grow,
+    so acc_cycles() then needs the full count, and otherwise is 1.)"""
     if region == RG_SRAM or region == RG_DRAM:
         a.bus_n[BUS_PRIMARY] += 1
         a.bus_wait[BUS_PRIMARY] += n.wait[region]
+        if a.bus_n[BUS_PRIMARY] + a.bus_wait[BUS_PRIMARY] > 1:
+            a.beyond = 1
     elif region == RG_RINGIO:
         a.bus_n[BUS_EXPANSION] += 1
         a.bus_wait[BUS_EXPANSION] += n.wait[region]
+        if a.bus_n[BUS_EXPANSION] + a.bus_wait[BUS_EXPANSION] > 1:
+            a.beyond = 1
     elif region == RG_RAM0:
         a.blk_n[0] += 1
+        if a.blk_n[0] > 2:
+            a.beyond = 1
     elif region == RG_RAM1:
         a.blk_n[1] += 1
+        if a.blk_n[1] > 2:
+            a.beyond = 1
     elif region == RG_PERIPH:
         a.bus_n[BUS_PERIPH] += 1
+        if a.bus_n[BUS_PERIPH] > 1:
+            a.beyond = 1
 
 
 cdef inline int acc_cycles(Acc* a, int* wait_part, int* conflict_part) noexcept nogil:
     """Memory occupancy of the instruction (cycles, at least 1); the cycles
     beyond one split into wait-state and bus-conflict parts."""
     cdef int best = 1, w = 0, c = 0, occ, b
-    if a.bus_n[0] + a.bus_wait[0] <= 1 and a.bus_n[1] + a.bus_wait[1] <= 1 \
-            and a.blk_n[0] <= 2 and a.blk_n[1] <= 2 and a.bus_n[2] <= 1:
+    if not a.beyond:
         wait_part[0] = 0            # the common case: nothing beyond one cycle
         conflict_part[0] = 0
         return 1
@@ -138,11 +152,17 @@ cdef inline int cache_fetch(Node* n, uint32_t pc) noexcept nogil:
     cdef int s
     if not (st & ST_CE):
         return 0
-    for s in range(2):
-        if n.ssa[s] == ssa and (n.present[s] & bit):
-            n.lru = 1 - s
-            n.cache_hits += 1
-            return 1
+    # the most recently used segment first (a segment address is never in
+    # both segments, so the order of the look-up changes nothing)
+    s = 1 - n.lru
+    if n.ssa[s] == ssa and (n.present[s] & bit):
+        n.cache_hits += 1
+        return 1
+    s = n.lru
+    if n.ssa[s] == ssa and (n.present[s] & bit):
+        n.lru = 1 - s
+        n.cache_hits += 1
+        return 1
     n.cache_misses += 1
     if st & ST_CF:
         return 0
