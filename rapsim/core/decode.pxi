@@ -65,6 +65,12 @@ cdef inline uint8_t fast_kind(int op, int nops) noexcept nogil:
         return FK_BCD
     if op == RAP_OP_STI:
         return FK_STI
+    if op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
+        return FK_FLT2
+    if op == RAP_OP_CMPF:
+        return FK_CMPF
+    if op == RAP_OP_DBC or op == RAP_OP_DBCD:
+        return FK_DBC
     return FK_GENERIC
 
 

@@ -25,10 +25,9 @@ cdef inline uint32_t ival(Node* n, Ctx* c, int i) noexcept nogil:
 
 cdef inline F40 fval(Node* n, Ctx* c, int i) noexcept nogil:
     cdef Opnd* o = &c.d.o[i]
-    cdef int k = o.kind
-    if k == RAP_K_DIR or k == RAP_K_IND or k == RAP_K_IND8:
+    if (c.d.src_mem >> i) & 1:
         return single_to_f40(c.mv[i])
-    if k == RAP_K_FIMM:
+    if o.kind == RAP_K_FIMM:
         return short_to_f40(<uint32_t>o.val)
     return reg_f(n, o.reg)
 
@@ -230,6 +229,34 @@ cdef inline void op_bcd(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     delayed(n, branch_target(n, c, 0), cond_true(st, c.d.cond))
 
 
+cdef inline void op_flt2(Node* n, Ctx* c) noexcept nogil:
+    """ADDF SUBF MPYF, general and 3-operand forms: operand 1 (op) operand 0."""
+    cdef uint32_t fl = 0
+    cdef F40 fr = flt_op(c.d.op, fval(n, c, 1), fval(n, c, 0), &fl)
+    wflt(n, c.d.o[c.d.nops - 1].reg, fr, fl)
+
+
+cdef inline void op_cmpf(Node* n, Ctx* c) noexcept nogil:
+    """CMPF src, dst: flags of dst - src (guide 13.2, CMPF)."""
+    cdef uint32_t fl = 0
+    faddsub(fval(n, c, 1), fval(n, c, 0), 1, &fl)
+    set_flags(n, fl, M_LOGIC)
+
+
+cdef inline void op_dbc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
+    """DBcond and DBcondD: ARn - 1 in 24 bits; branch if the condition holds
+    and ARn >= 0 (guide 13.2, DBcond)."""
+    cdef Decoded* d = c.d
+    cdef uint32_t v = add24(n.r[d.o[0].reg], -1)
+    cdef int take
+    n.r[d.o[0].reg] = v
+    take = cond_true(st, d.cond) and ((<int32_t>(v << 8)) >> 8) >= 0
+    if d.op == RAP_OP_DBCD:
+        delayed(n, branch_target(n, c, 1), take)
+    elif take:
+        c.nextpc = branch_target(n, c, 1)
+
+
 cdef inline void op_sti(Node* n, Ctx* c) noexcept nogil:
     """STI src, dst (guide 13.2, STI)."""
     store_op(n, c, 1, n.r[c.d.o[0].reg])
@@ -241,7 +268,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     cdef int op = d.op, nops = d.nops, dst = d.o[d.nops - 1].reg if d.nops else 0
     cdef uint32_t st = n.r[RAP_REG_ST], fl = 0, fl2 = 0, mask = 0, a, b, r, v, sv, gie
     cdef F40 fa, fb, fr, fr2
-    cdef int take, err, sub
+    cdef int err, sub
 
     # ---- integer, general and 3-operand forms ---------------------------
     if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
@@ -291,14 +318,12 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         wint(n, dst, r, fl | nz_flags(r), M_ARITH)
     # ---- floating point ---------------------------------------------------
     elif op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
-        fr = flt_op(op, fval(n, c, 1), fval(n, c, 0), &fl)
-        wflt(n, dst, fr, fl)
+        op_flt2(n, c)
     elif op == RAP_OP_SUBRF:
         fr = faddsub(fval(n, c, 0), fval(n, c, 1), 1, &fl)
         wflt(n, dst, fr, fl)
     elif op == RAP_OP_CMPF:
-        faddsub(fval(n, c, 1), fval(n, c, 0), 1, &fl)
-        set_flags(n, fl, M_LOGIC)
+        op_cmpf(n, c)
     elif op == RAP_OP_ABSF or op == RAP_OP_NEGF or op == RAP_OP_LDF or op == RAP_OP_LDFI:
         fb = fval(n, c, 0)
         fr = flt_op(RAP_OP_LDF if op == RAP_OP_LDFI else op, fb, fb, &fl)
@@ -363,14 +388,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     elif op == RAP_OP_BCD:
         op_bcd(n, c, st)
     elif op == RAP_OP_DBC or op == RAP_OP_DBCD:
-        # ARn - 1 in 24 bits; branch if the condition holds and ARn >= 0 (guide 13 DBcond)
-        v = add24(n.r[d.o[0].reg], -1)
-        n.r[d.o[0].reg] = v
-        take = cond_true(st, d.cond) and ((<int32_t>(v << 8)) >> 8) >= 0
-        if op == RAP_OP_DBCD:
-            delayed(n, branch_target(n, c, 1), take)
-        elif take:
-            c.nextpc = branch_target(n, c, 1)
+        op_dbc(n, c, st)
     elif op == RAP_OP_CALL:
         err = push(n, c, c.pc + 1)
         if err:
@@ -541,6 +559,12 @@ cdef inline int execute_fast(Node* n, Ctx* c) noexcept nogil:
         op_bcd(n, c, n.r[RAP_REG_ST])
     elif fk == FK_STI:
         op_sti(n, c)
+    elif fk == FK_FLT2:
+        op_flt2(n, c)
+    elif fk == FK_CMPF:
+        op_cmpf(n, c)
+    elif fk == FK_DBC:
+        op_dbc(n, c, n.r[RAP_REG_ST])
     else:
         return execute_op(n, c)
     return 0

@@ -142,6 +142,9 @@ cdef enum:
     FK_BC = 4           # Bcond (standard)
     FK_BCD = 5          # BcondD (delayed)
     FK_STI = 6          # STI
+    FK_FLT2 = 7         # ADDF SUBF MPYF (general and 3-operand)
+    FK_CMPF = 8         # CMPF
+    FK_DBC = 9          # DBcond, DBcondD
 
 
 cdef struct Link:
