@@ -71,3 +71,49 @@ def test_fast_path_equals_general_path(body, ma, mb, count, ba, bb, ir, limit, d
         mb = ma                                         # one memory operand
     src = _program(body, ma, mb, count, ba, bb, ir)
     assert _run(src, limit, False, dram_wait) == _run(src, limit, True, dram_wait)
+
+
+# Non-repeated code: the operations with their own fast-path handler
+# (Decoded.fk, chosen at decode: integer and float two-operand forms, LDI,
+# CMPI, CMPF, STI, Bcond, DBcond), plus one that goes through execute_op.
+STRAIGHT = [
+    "ADDI {i}, R{d}", "SUBI R{s}, R{d}", "AND {u}, R{d}", "XOR R{s}, R{d}", "MPYI R{s}, R{d}",
+    "LSH {h}, R{d}", "ASH -{h}, R{d}", "ADDC R{s}, R{d}", "SUBB {i}, R{d}", "OR *AR0++, R{d}",
+    "ANDN R{s}, R{d}", "ADDI3 R{s}, R{d}, R{e}", "SUBI3 *AR0++, R{s}, R{d}", "LDI *AR0++, R{d}",
+    "LDI {i}, R{d}", "LDI R{s}, AR2", "CMPI {i}, R{d}", "CMPI R{s}, R{d}", "STI R{s}, *AR1++",
+    "ADDF R{s}, R{d}", "MPYF 1.5, R{d}", "SUBF *AR0++, R{d}", "MPYF3 R{s}, R{d}, R{e}",
+    "CMPF R{s}, R{d}", "CMPF 0.5, R{d}", "NEGI R{s}, R{d}",
+]
+CONDS = ["Z", "NZ", "LT", "GE", "GT", "LE", "C", "NC", "V", "NV", "U"]
+
+
+@st.composite
+def _straight_code(draw):
+    """Lines L0, L1, ... then Lend; after a line, maybe a Bcond over the next one."""
+    count = draw(st.integers(1, 14))
+    lines = []
+    for j in range(count):
+        op = draw(st.sampled_from(STRAIGHT)).format(
+            i=draw(st.integers(-40, 40)), u=draw(st.integers(0, 300)), h=draw(st.integers(0, 31)), d=draw(st.integers(0, 7)),
+            s=draw(st.integers(0, 7)), e=draw(st.integers(0, 7)))
+        lines.append(f"L{j}:    {op}")
+        if draw(st.booleans()):
+            target = f"L{j + 2}" if j + 2 < count else "Lend"
+            lines.append(f"        B{draw(st.sampled_from(CONDS))} {target}")
+    lines.append("Lend:")
+    return "\n".join(lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(code=_straight_code(), passes=st.integers(1, 6), delayed=st.booleans(),
+       limit=st.one_of(st.none(), st.integers(1, 300)))
+def test_fast_path_handlers_equal_general_path(code, passes, delayed, limit):
+    loop_back = ("        DBUD AR4, top\n        NOP\n        NOP\n        NOP\n" if delayed
+                 else "        DBU AR4, top\n")
+    src = ("        .global start\nstart:\n" + _ld(0x2000, "AR0") + _ld(RAM1, "AR1")
+           + f"        LDI {passes - 1}, AR4\n"
+           + "".join(f"        LDI {3 * r - 7}, R{r}\n" for r in range(8))
+           + "top:\n" + code + "\n" + loop_back + "        SWI\n")
+    fast = _run(src, limit, False, 1)
+    assert fast["event"] != "error", fast["messages"]
+    assert fast == _run(src, limit, True, 1)
