@@ -125,8 +125,11 @@ def load_patterns(path, network: Network) -> Database:
 #: (docs/reliability.md).
 MAX_PATTERN_BYTES = 1 << 30
 
-#: what numpy raises for a file (or an archive member) it cannot read
-_NP_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+#: what numpy raises for a file (or an archive member) it cannot read; zipfile
+#: raises NotImplementedError for a zip version or compression method it does
+#: not know, RuntimeError for an encrypted member
+_NP_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error,
+              NotImplementedError, RuntimeError)
 
 
 def _open_regular(path: str):

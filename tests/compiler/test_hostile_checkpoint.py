@@ -199,3 +199,45 @@ def test_inputs_alone_still_load(tmp_path):
     t = tmp_path / "i.txt"
     t.write_text("# two records\n1 0\n0 1\n")
     assert load_inputs(t, N).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+# --- zip archives zipfile cannot read (found by the long fuzz campaign) ---------
+
+
+def _patch_central(raw: bytes, offset: int, value: int, size: int = 2) -> bytes:
+    """Set a field of every central-directory entry (offset from its
+    signature): 6 the version needed to extract, 8 the flags (bit 0:
+    encrypted), 10 the compression method."""
+    b = bytearray(raw)
+    i = b.find(b"PK\x01\x02")
+    while i >= 0:
+        b[i + offset:i + offset + size] = value.to_bytes(size, "little")
+        i = b.find(b"PK\x01\x02", i + 4)
+    return bytes(b)
+
+
+ZIP_DAMAGE = [(6, 64, "zip file version 6.4"), (8, 1, "encrypted"),
+              (10, 99, "compression method is not supported")]
+
+
+@pytest.mark.parametrize("offset,value,message", ZIP_DAMAGE)
+def test_checkpoint_zip_features_zipfile_lacks(tmp_path, saved, offset, value, message):
+    path = tmp_path / "z.npz"
+    path.write_bytes(_patch_central(saved[0].read_bytes(), offset, value))
+    for load in (state_err, weights_err):
+        msg = load(path)
+        assert msg.startswith(f"{path}: ") and message in msg
+
+
+@pytest.mark.parametrize("offset,value,message", ZIP_DAMAGE)
+def test_pattern_and_input_zip_features_zipfile_lacks(tmp_path, offset, value, message):
+    from rapsim.compiler.data import load_patterns
+    src = tmp_path / "ok.npz"
+    np.savez(src, inputs=np.zeros((2, 2)), targets=np.zeros((2, 1)))
+    path = tmp_path / "z.npz"
+    path.write_bytes(_patch_central(src.read_bytes(), offset, value))
+    with pytest.raises(RapError) as e:
+        load_patterns(path, N)
+    assert str(e.value).startswith(f"{path}: ") and message in str(e.value)
+    msg = inputs_err(path)
+    assert msg.startswith(f"{path}: ") and message in msg
