@@ -91,3 +91,34 @@ def test_cycle_costs_beyond_the_range_are_refused(tmp_path, monkeypatch, capsys,
     assert rap_main(["run", img, *opt, "--nodes", "2"], monkeypatch) == 1
     err = capsys.readouterr().err
     assert "0..1099511627776" in err or "1..1099511627776" in err
+
+
+# -- counts of measured patterns are bounded before anything is allocated -------
+
+XOR = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "examples" / "xor.net")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["prof", XOR, "--patterns", "99999999999"], "--patterns: at most 1048576, not 99999999999"),
+    (["bench", "--quick", "--patterns", "99999999999"],
+     "--warmup and --patterns: at most 1048576 patterns in all, not 100000000000"),
+    (["bench", "--quick", "--warmup", "1048576"],
+     "--warmup and --patterns: at most 1048576 patterns in all"),
+])
+def test_measured_pattern_counts(tmp_path, monkeypatch, capsys, argv, message):
+    """Before: a MemoryError (internal error) allocating terabytes of random
+    patterns (prof), or every point FAILED with exit status 3 (bench)."""
+    monkeypatch.chdir(tmp_path)
+    assert rap_main(argv, monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert message in err and "internal error" not in err
+    assert not (tmp_path / "rap-bench.json").exists()
+
+
+def test_random_patterns_refuse_terabytes():
+    from rapsim.compiler.parser import parse_file
+    from rapsim.compiler.train import random_patterns
+    from rapsim.errors import RapError
+    with pytest.raises(RapError, match="99999999999 random patterns of 3 values need "
+                                       "2399999999976 bytes"):
+        random_patterns(parse_file(XOR), 99999999999)
