@@ -122,3 +122,30 @@ def test_random_patterns_refuse_terabytes():
     with pytest.raises(RapError, match="99999999999 random patterns of 3 values need "
                                        "2399999999976 bytes"):
         random_patterns(parse_file(XOR), 99999999999)
+
+
+XOR_PAT = str(__import__("pathlib").Path(XOR).with_suffix(".pat"))
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", XOR, "--data", XOR_PAT, "--resume", "{fifo}"],
+    ["train", XOR, "--data", XOR_PAT, "--load", "/dev/zero"],
+    ["infer", XOR, "--weights", "/dev/zero", "--data", XOR_PAT],
+    ["infer", XOR, "--weights", "{fifo}", "--data", XOR_PAT],
+    ["infer", XOR, "--weights", "{ok}", "--data", "{fifo}"],
+    ["infer", XOR, "--weights", "{ok}", "--data", "/dev/zero"],
+    ["cc", XOR, "-o", "x.out", "--params", "{fifo}"],
+])
+def test_devices_and_fifos_as_training_files(tmp_path, monkeypatch, capsys, argv):
+    """Before: rap infer --data FIFO blocked for ever, --data /dev/zero read
+    until memory ran out, and checkpoints were opened the same way."""
+    import os
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "p.npz")
+    assert rap_main(["train", XOR, "--data", XOR_PAT, "--epochs", "1", "--quiet",
+                     "--save", "ok.npz"], monkeypatch) == 0
+    capsys.readouterr()
+    argv = [a.format(fifo=tmp_path / "p.npz", ok=tmp_path / "ok.npz") for a in argv]
+    assert rap_main(argv, monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert "cannot read: not a regular file (a device, a FIFO or a socket)" in err
