@@ -155,37 +155,8 @@ def save_state(path, network: Network, state: TrainingState) -> None:
 
 #: a checkpoint's arrays unpack to at most this many bytes (docs/reliability.md)
 MAX_CHECKPOINT_BYTES = 1 << 30
-
-
-def _member_header(zf, info, path: str) -> None:
-    """Check one archive member's .npy header before numpy allocates it: a
-    version numpy reads, no objects (pickles), and a shape its bytes can
-    hold (a header that claims terabytes is refused here)."""
-    from .data import _NP_ERRORS
-    key = info.filename[:-4]
-    fmt = np.lib.format
-    try:
-        with zf.open(info) as fh:
-            version = fmt.read_magic(fh)
-            if version == (1, 0):
-                shape, _, dtype = fmt.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, _, dtype = fmt.read_array_header_2_0(fh)
-            else:
-                raise RapError(f"{path}: array {key!r}: numpy format version "
-                               f"{version[0]}.{version[1]} is not supported (1.0 and 2.0 are)")
-            header = fh.tell()
-    except _NP_ERRORS as e:
-        raise RapError(f"{path}: array {key!r} is not readable ({e})") from None
-    if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biufU":
-        raise RapError(f"{path}: array {key!r} holds {dtype}; a weights file holds numbers "
-                       "(and a few words)")
-    if any(d < 0 for d in shape):
-        raise RapError(f"{path}: array {key!r} has a negative dimension in shape {shape}")
-    need = math.prod(shape) * dtype.itemsize
-    if need > info.file_size - header:
-        raise RapError(f"{path}: array {key!r}: its header claims shape {shape} ({need} bytes) "
-                       f"but the archive holds {max(info.file_size - header, 0)} bytes of it")
+#: what a checkpoint's arrays may hold (dtype kinds; see data._npy_header)
+CHECKPOINT_KINDS = ("biufU", "a weights file holds numbers and a few words")
 
 
 def _open(path) -> dict[str, np.ndarray]:
@@ -193,18 +164,11 @@ def _open(path) -> dict[str, np.ndarray]:
     of bounded size, each member's header checked before it is loaded."""
     import zipfile
 
-    from rapsim.fileio import open_regular
+    from rapsim.fileio import open_input
 
-    from .data import _NP_ERRORS
+    from .data import _NP_ERRORS, _npy_header
     path = os.fspath(path)
-    try:
-        fh = open_regular(path, MAX_CHECKPOINT_BYTES)
-    except FileNotFoundError:
-        raise RapError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RapError(f"{path}: is a folder, not a weights file") from None
-    except OSError as e:
-        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    fh = open_input(path, "a weights file", MAX_CHECKPOINT_BYTES)
     with fh:
         try:
             if fh.read(6) == b"\x93NUMPY":
@@ -222,7 +186,9 @@ def _open(path) -> dict[str, np.ndarray]:
                 for info in infos:
                     if not info.filename.endswith(".npy"):
                         raise RapError(f"{path}: member {info.filename!r} is not a numpy array")
-                    _member_header(zf, info, path)
+                    with zf.open(info) as member:
+                        _npy_header(member, path, f"array {info.filename[:-4]!r}",
+                                    info.file_size, CHECKPOINT_KINDS)
             fh.seek(0)
             with np.load(fh, allow_pickle=False) as z:
                 return {k: z[k] for k in z.files}

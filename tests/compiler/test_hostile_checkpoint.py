@@ -80,20 +80,20 @@ def test_member_header_claiming_terabytes(tmp_path, saved):
     path = _replace_member(tmp_path, saved[0], "w:x->h.npy", _header((10 ** 6, 10 ** 6)))
     assert weights_err(path) == (
         f"{path}: array 'w:x->h': its header claims shape (1000000, 1000000) "
-        "(8000000000000 bytes) but the archive holds 0 bytes of it")
+        "(8000000000000 bytes) but the file holds 0 bytes of data")
 
 
 def test_object_member_is_refused(tmp_path, saved):
     buf = io.BytesIO()
     np.save(buf, np.array([[1, 2]] * 3, dtype=object), allow_pickle=True)
     path = _replace_member(tmp_path, saved[0], "w:x->h.npy", buf.getvalue())
-    assert weights_err(path) == (f"{path}: array 'w:x->h' holds object; a weights file holds "
-                                 "numbers (and a few words)")
+    assert weights_err(path) == (f"{path}: array 'w:x->h' is not readable (it holds object; "
+                                 "a weights file holds numbers and a few words)")
 
 
 def test_complex_weights_are_refused(tmp_path, saved):
     path = _rewrite(tmp_path, saved[1], **{"w:x->h": np.zeros((3, 2), dtype=complex)})
-    assert "array 'w:x->h' holds complex128" in weights_err(path)
+    assert "array 'w:x->h' is not readable (it holds complex128" in weights_err(path)
 
 
 def test_truncated_and_flipped_archives(tmp_path, saved):

@@ -7,6 +7,7 @@ failed debugger command must name the script's file and line."""
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from hypothesis import given
@@ -14,24 +15,12 @@ from hypothesis import strategies as st
 
 import fuzzkit
 from rapsim.asm.objfile import write_image
-from rapsim.toolchain import build_text
 
-PROGRAM = """\
-        .global start, bump, data
-start:  LDI  0x2000, AR0
-        LDF  1.5, R1
-        LDI  3, AR1
-loop:   STF  R1, *AR0++
-        ADDF 1.0, R1
-        CALL bump
-        DBU  AR1, loop
-        SWI
-        BU   start
-bump:   ADDI 1, R3
-        RETS
-        .data
-data:   .word 1, 2, 3
-"""
+sys.path.insert(0, str(fuzzkit.ROOT / "tests" / "tools"))
+from toolprogs import LOOP  # noqa: E402
+
+#: the debugger tests' loop (labels start, loop, bump) and a data word
+PROGRAM = LOOP + "        .data\ndata:   .word 1, 2, 3\n"
 
 COMMANDS = ["break", "tbreak", "watch", "delete", "info", "continue", "c", "step", "s", "next",
             "n", "node", "regs", "x", "x/f", "x/x", "x/q", "disas", "list", "ring", "help",

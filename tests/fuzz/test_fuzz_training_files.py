@@ -9,7 +9,6 @@ whole (compile, simulate) with a fuzzed weights file or inputs."""
 from __future__ import annotations
 
 import io
-import struct
 import zipfile
 
 import numpy as np
@@ -88,19 +87,7 @@ def corrupt_checkpoint(draw):
             for n, data in members.items():
                 z.writestr(n, data)
         return buf.getvalue()
-    raw = bytearray(CHECKPOINT)
-    for _ in range(draw(st.integers(1, 8))):
-        op = draw(st.integers(0, 3))
-        i = draw(st.integers(0, len(raw) - 1)) if raw else 0
-        if op == 0 and raw:
-            raw[i] ^= 1 << draw(st.integers(0, 7))
-        elif op == 1:
-            del raw[i:i + draw(st.integers(1, 64))]
-        elif op == 2:
-            raw[i:i] = draw(st.binary(max_size=16))
-        else:
-            raw[i:i + 4] = struct.pack("<I", draw(st.integers(0, 2 ** 32 - 1)))
-    return bytes(raw)
+    return fuzzkit.mutate_bytes(draw, CHECKPOINT)
 
 
 @pytest.fixture(scope="module")
