@@ -80,3 +80,15 @@ def test_timeline_into_a_folder_or_nowhere(cwd, monkeypatch, capsys):
         rc = rap_main(["run", img, "--timeline", target], monkeypatch)
         err = capsys.readouterr().err
         assert rc == 1 and message in err and "internal error" not in err
+
+
+def test_trace_node_range_is_not_built_before_the_check():
+    """Found by the long fuzz campaign: --trace-nodes 0-99999999999 built the
+    whole range (20 GB) before saying node 99999999999 does not exist."""
+    from rapsim.trace import parse_nodes
+    with pytest.raises(ValueError, match=r"node 99999999999 does not exist \(the machine has "
+                                         r"nodes 0\.\.3\)"):
+        parse_nodes("0-99999999999", 4)
+    with pytest.raises(ValueError, match="node 9 does not exist"):
+        parse_nodes("5-9", 4)
+    assert parse_nodes("3-3,0-1", 4) == [0, 1, 3]
