@@ -8,19 +8,23 @@ instructions) and RPTS dot product
   * ``armed``: a breakpoint on an address the program never reaches (every
     instruction goes through the instrumented loop, no record is kept);
   * ``traced``: every instruction recorded and handed to a sink that only
-    counts them (the cost of the C-level record, not of formatting it).
+    counts them (the cost of the C-level record, not of formatting it);
+  * ``text``: the text trace (rapsim.trace.TextTrace, ``rap run --trace``)
+    of a run of TEXT_CYCLES cycles, formatted into memory: lines per second.
 
 Run with ``pytest benchmarks/bench_probe.py --benchmark-only`` or
 ``python benchmarks/bench_probe.py``.
 """
 from __future__ import annotations
 
+import io
 import sys
 import time
 
 from bench_sim import _setup, branchy_program, dot_program
 
 MODES = ("off", "armed", "traced")
+TEXT_CYCLES = 50_000
 
 
 def _prepared(src: str, mode: str):
@@ -59,6 +63,25 @@ def test_branchy_traced(benchmark):
     _figure(benchmark, branchy_program(), "traced")
 
 
+def _text_lines(src: str) -> int:
+    from rapsim.trace import TextTrace
+    sim = _setup(src)
+    sink = TextTrace(sim, io.StringIO())
+    sim.probes.trace(sink)
+    sim.run(max_cycles=TEXT_CYCLES)
+    sim.probes.drain()
+    return sink.lines
+
+
+def test_branchy_text(benchmark):
+    lines = benchmark.pedantic(_text_lines, args=(branchy_program(),), rounds=3, iterations=1)
+    benchmark.extra_info["lines_per_second"] = round(lines / benchmark.stats.stats.min)
+
+
+def test_dot_armed(benchmark):
+    _figure(benchmark, dot_program(), "armed")
+
+
 def test_dot_off(benchmark):
     _figure(benchmark, dot_program(), "off")
 
@@ -79,6 +102,10 @@ def main() -> None:
                 best = dt if best is None else min(best, dt)
             print(f"{name:8s} {mode:7s} {count:>10d} instructions  "
                   f"{count / best / 1e6:6.1f} M instructions/s")
+    t = time.perf_counter()
+    lines = _text_lines(branchy_program())
+    dt = time.perf_counter() - t
+    print(f"branchy  text    {lines:>10d} lines  {dt / lines * 1e6:6.1f} us a line")
 
 
 if __name__ == "__main__":

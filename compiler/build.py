@@ -8,6 +8,7 @@ link with the firmware, and check the layout the linker chose.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from rapsim import firmware
@@ -24,17 +25,51 @@ class Program:
     plan: Plan
     source: str
     image: Image
+    #: an inference image's net (rapsim.compiler.nets.SubNet; None: the main net)
+    infers: object = None
 
     def address(self, sym: str) -> int:
         return self.image.symbols[sym]
 
 
+def user_objects(network: Network) -> list:
+    """The assembled files of the network's user transfer functions
+    (compiler/transfer.py) and behaviours (compiler/behaviours.py),
+    ``(name, ObjectFile)``, each once; a routine they name must be a
+    global symbol of its file."""
+    from rapsim.asm.assembler import assemble_file
+    from rapsim.errors import Diagnostics
+    objs: dict[str, object] = {}
+    users = [(f"transfer {t.name!r}", t.asm, t.loc,
+              ((t.forward, t.forward_loc), (t.derivative, t.derivative_loc)))
+             for t in network.transfers.values()]
+    users += [(f"behaviour {b.event}", b.asm, b.loc, ((b.routine, b.routine_loc),))
+              for b in network.behaviours]
+    for what, path, where, routines in users:
+        if path not in objs:
+            try:
+                objs[path] = assemble_file(path, [firmware.include_dir()]).obj
+            except Diagnostics as e:
+                raise RapError(f"{where}: error: {what}: its assembly file has "
+                               f"errors:\n" + str(e)) from None
+        defined = {s.name for s in objs[path].symbols if s.binding == "global"}
+        for sym, loc in routines:
+            if sym not in defined:
+                raise RapError(f"{loc}: error: {what}: {path} does not define "
+                               f"{sym} as a global routine (.global {sym})")
+    return [(os.path.splitext(path)[0] + ".obj", obj) for path, obj in objs.items()]
+
+
 def assemble(plan: Plan, source: str) -> Image:
-    """Assemble and link ``source`` with crt0 and the firmware library."""
-    from rapsim.toolchain import build_text
+    """Assemble and link ``source`` with crt0, the network's user transfer
+    functions and the firmware library."""
+    from rapsim.asm.assembler import assemble_text
+    from rapsim.toolchain import link_objects
+    users = user_objects(plan.network)
     try:
-        return build_text(source, include_dirs=[firmware.include_dir()],
-                          libraries=firmware.link_inputs(), memory=plan.memory)
+        gen = assemble_text(source, "<source>.asm", [firmware.include_dir()]).obj
+        return link_objects([("<source>.obj", gen)] + users,
+                            libraries=firmware.link_inputs(), memory=plan.memory)
     except RapError as e:
         if "memory region" in str(e) and "overflows" in str(e):
             nodes = f"{plan.nodes} node{'s' if plan.nodes > 1 else ''}"
@@ -56,9 +91,13 @@ def check_layout(plan: Plan, image: Image) -> None:
                             f"{room} words of SRAM for the stack (need {STACK_RESERVE})")
 
 
-def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None) -> Program:
-    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes."""
+def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None,
+                    host_hooks=()) -> Program:
+    """Lower, generate, assemble and link ``network`` for ``nodes`` nodes.
+    ``host_hooks``: the hook points (rapsim.compiler.behaviours.HookPoint)
+    where the program calls the host for a host callback."""
     plan = lower(network, nodes, memory)
+    plan.host_hooks = list(host_hooks)
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
 
 

@@ -28,10 +28,13 @@ import heapq
 
 from rapsim.errors import Diagnostics
 
-from .ir import CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
+from .ir import BINARY_KINDS, CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
 from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
+from .behaviours import build_behaviours
+from .nets import build_subnets
+from .transfer import build_transfers
 
 __all__ = ["build_network", "derive_orders"]
 
@@ -44,20 +47,33 @@ def build_network(desc: Description) -> Network:
     if desc.syntax_errors:
         raise Diagnostics(_format(desc.errors, desc.files))
     errors: list = list(desc.errors)
-    layers = _layers(desc, errors)
+    transfers, declared = build_transfers(desc.transfers, set(LAYER_KINDS), errors)
+    layers = _layers(desc, errors, transfers, declared)
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
     _graph(layers, connects, inputs, outputs, errors)
+    subnets = []
+    if len(desc.nets) > 1 and inputs and outputs:
+        others = [d for d in desc.nets[1:] if d.name.text != name]
+        subnets = build_subnets(others, layers, connects, inputs, outputs,
+                                lambda d: _roles(d, layers, errors), errors)
+    behaviours = build_behaviours(desc.behaviours, layers, errors,
+                                  [d.name.text for d in desc.nets])
+    for b in behaviours:
+        if b.layer is not None and layers[b.layer].kind in INPUT_KINDS:
+            errors.append((b.loc, f"layer {b.layer!r} is an input: it has no forward or "
+                                  f"backward step to hook"))
     training, where = build_training(desc.settings, errors)
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
-        _error_function(training.error, where.get("error"), layers, outputs, errors)
+        _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
         raise Diagnostics(messages)
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
-                  source=desc.file, stats=stats)
+                  source=desc.file, transfers=transfers, behaviours=behaviours,
+                  nets=subnets, stats=stats)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -106,7 +122,8 @@ def derive_orders(net: Network) -> tuple[list[str], list[str]]:
 
 # ---------------------------------------------------------------------------
 
-def _layers(desc: Description, errors: list) -> dict[str, Layer]:
+def _layers(desc: Description, errors: list, transfers: dict,
+            declared: set = frozenset()) -> dict[str, Layer]:
     layers: dict[str, Layer] = {}
     for d in desc.layers:
         name = d.name.text
@@ -114,8 +131,12 @@ def _layers(desc: Description, errors: list) -> dict[str, Layer]:
             errors.append((d.name.loc, f"layer {name!r} is already defined (at {layers[name].loc})"))
             continue
         kind = d.kind.text
-        if kind not in LAYER_KINDS:
-            errors.append((d.kind.loc, f"unknown layer kind {kind!r} (expected {_KIND_LIST})"))
+        if kind in declared and kind not in transfers:
+            kind = None                         # a broken transfer: reported already
+        elif kind not in LAYER_KINDS and kind not in transfers:
+            known = (_KIND_LIST if not transfers else ", ".join(LAYER_KINDS) + " or a transfer "
+                     "function (" + ", ".join(transfers) + ")")
+            errors.append((d.kind.loc, f"unknown layer kind {kind!r} (expected {known})"))
             kind = None
         elif kind in INPUT_KINDS and d.bias:
             errors.append((d.name.loc, f"{kind} layer {name!r} cannot have a bias"))
@@ -133,8 +154,9 @@ def _net(desc: Description, layers: dict[str, Layer], errors: list):
         return "", [], []
     net = desc.nets[0]
     for other in desc.nets[1:]:
-        errors.append((other.name.loc, f"a second net block {other.name.text!r}: a description "
-                                       f"holds one net (the first, {net.name.text!r}, is at {net.name.loc})"))
+        if other.name.text == net.name.text:
+            errors.append((other.name.loc, f"net {other.name.text!r} is already defined "
+                                           f"(at {net.name.loc})"))
     roles = _roles(net, layers, errors)
     nname = net.name.text
     inputs, hidden, outputs = roles["input"], roles["hidden"], roles["output"]
@@ -159,6 +181,9 @@ def _net(desc: Description, layers: dict[str, Layer], errors: list):
             errors.append((lay.loc, f"{lay.kind} layer {n!r} is not an input of net {nname!r}"))
         elif lay.kind == "softmax" and n not in outputs:
             errors.append((lay.loc, f"softmax layer {n!r} must be an output of net {nname!r}"))
+        elif lay.kind == "threshold" and n in outputs:
+            errors.append((_where(net, n), f"threshold layer {n!r} cannot be an output of net "
+                                           f"{nname!r}: it is a hidden layer (0/1 units)"))
         elif hidden and n not in named:
             errors.append((lay.loc, f"layer {n!r} is not named in net {nname!r} (list it as hidden)"))
     if not inputs:
@@ -228,8 +253,8 @@ def _connects(desc: Description, layers: dict[str, Layer], outputs: set,
         if src.name in outputs:
             errors.append((d.src.loc, f"output layer {src.name!r} cannot be the source of a "
                                       f"connect ({name!r})"))
-        if src.kind == "binary" and kind != "full":
-            errors.append((d.kind.loc, f"a binary layer can only be the source of full "
+        if src.kind in BINARY_KINDS and kind != "full":
+            errors.append((d.kind.loc, f"a {src.kind} layer can only be the source of full "
                                        f"connects; {name!r} is {kind}"))
         if kind != "sparse" and (d.pairs is not None or d.generator is not None):
             errors.append((d.kind.loc, f"a {kind} connect takes no pair list or generator"))
@@ -351,10 +376,15 @@ def _components(names: list[str], succ: dict[str, list[Connect]]) -> list[set]:
 
 
 def _error_function(error: str, loc: Loc | None, layers: dict[str, Layer], outputs: list,
-                    errors: list) -> None:
+                    errors: list, transfers: dict) -> None:
     for n in outputs:
         kind = layers[n].kind
-        if kind is None or kind in INPUT_KINDS or kind in _ERROR_OUTPUTS[error]:
+        if kind in (None, "threshold") or kind in INPUT_KINDS or kind in _ERROR_OUTPUTS[error]:
+            continue                    # (a threshold output is reported by _net)
+        if kind in transfers:
+            if error != "mse":
+                errors.append((loc or layers[n].loc, f"error {error} needs sigmoid or softmax "
+                               f"outputs; output {n!r} is the transfer function {kind} (use mse)"))
             continue
         where = loc or layers[n].loc
         if kind == "softmax":

@@ -21,7 +21,9 @@ everything the run needs to continue exactly where it stopped:
 ``history``                 (epochs, 6) float array: epoch, rate, training loss and
                             accuracy, test loss and accuracy (NaN: no test set);
                             the schedule's errors are taken from it
-``stopped_by``              ``"epochs"`` or ``"schedule"``
+``stopped_by``              ``"epochs"``, ``"schedule"`` or ``"behaviour"`` (a host
+                            callback stopped the run: a resumed run goes on from
+                            the weights as they were at the stop)
 ``train_patterns``          the run's number of training patterns (a resumed run
                             must have as many: the order permutes them)
 ==========================  ====================================================
@@ -284,7 +286,8 @@ def load_state(path, network: Network) -> TrainingState:
     if patterns < 0:
         raise RapError(f"{path}: train_patterns is {patterns}; a count is 0 or more")
     stopped = str(_scalar(path, arrays, "stopped_by", "U"))
-    if stopped not in ("epochs", "schedule"):
-        raise RapError(f"{path}: stopped_by is {stopped!r}, not 'epochs' or 'schedule'")
+    if stopped not in ("epochs", "schedule", "behaviour"):
+        raise RapError(f"{path}: stopped_by is {stopped!r}, not 'epochs', 'schedule' or "
+                       "'behaviour'")
     return TrainingState(weights, momentum, done, seed, bool(_scalar(path, arrays, "shuffle", "b")),
                          rate, _history(hist), stopped, patterns)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
 from rapsim.errors import RapError
 
@@ -89,21 +90,24 @@ class _Emitter:
         self.data: list[str] = []
         self.consts: dict[str, str] = {}
         self.nv: dict[str, list[str]] = {}
+        #: words of .data the program writes (e.g. bl_<layer>)
+        self.vars: list[str] = []
 
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
         self.text.append(f"{line:<48}; {comment}" if comment else line)
 
-    def branch(self, cond: str, target: str) -> None:
+    def branch(self, cond: str, target: str, comment: str = "") -> None:
         """``B<cond> target``, or with long branches ``B<not cond> skip; BR
         target; skip:`` (TMS320C3x User's Guide 13: Bcond takes a 16-bit
         PC-relative displacement, BR a 24-bit address)."""
         if not self.long_branches:
-            self.ins(f"B{cond}", target)
+            self.ins(f"B{cond}", target, comment=comment)
             return
         self.skips += 1
         skip = f"_lb{self.skips}"
-        self.ins(f"B{_INVERSE[cond]}", skip, comment=f"long branch: B{cond} {target}")
+        self.ins(f"B{_INVERSE[cond]}", skip,
+                 comment=f"long branch: B{cond} {target}" + (f" ({comment})" if comment else ""))
         self.ins("BR", target)
         self.label(skip)
 
@@ -159,6 +163,29 @@ class _Gen:
         self.p = plan
         self.e = _Emitter(plan.nodes, long_branches)
         self.n = plan.nodes
+        #: in a training pattern (the forward and backward hooks run there only)
+        self.training = False
+        #: the net whose pattern is being generated: None, the main net, or a
+        #: sub-net (rapsim.compiler.nets.SubNet)
+        self.sub = None
+
+    # -- the net being generated (several nets: compiler/nets.py) -------------------
+    def fwd_layers(self) -> list[str]:
+        if self.sub is None:
+            return self.p.forward
+        return [n for n in self.sub.forward_order if n in self.p.forward]
+
+    def bwd_layers(self) -> list[str]:
+        if self.sub is None:
+            return self.p.backward
+        return [n for n in self.sub.backward_order if n in self.p.backward]
+
+    def out_layers(self) -> list[str]:
+        return self.p.outputs if self.sub is None else self.sub.outputs
+
+    def incoming(self, name: str) -> list[ConnectPlan]:
+        return [c for c in self.p.connects if c.connect.dst == name
+                and (self.sub is None or c.index in self.sub.connects)]
 
     # -- per-node values of a layer -------------------------------------------------
     def rows(self, lp: LayerPlan) -> Var | Imm:
@@ -232,7 +259,65 @@ class _Gen:
             self.e.call("_ring_allgather", [Addr(buf.name), self.off_table(lp)],
                         comment=f"all-gather {buf.name}")
 
+    # -- behaviours -------------------------------------------------------------------
+    def hook(self, event: str, layer: str | None = None) -> None:
+        """The behaviours of a hook point (compiler/behaviours.py): those of
+        every net, then those of the net being trained (a pass event without
+        a layer, or an epoch event: :meth:`epoch_hook`)."""
+        if event in EPOCH_EVENTS:
+            self.epoch_hook(event)
+            return
+        self.pass_hook(event, layer)
+        if layer is None and event in LAYER_EVENTS:
+            p = self.p
+            self.pass_hook(event, None, p.network.name if self.sub is None else self.sub.name)
+
+    def pass_hook(self, event: str, layer: str | None, net: str | None = None) -> None:
+        """The description's assembly routines of exactly this point, called
+        with AR2 = the epoch, AR3 = the current pattern's row, AR4 = the
+        layer's own activations and AR5 = its own units (0 and 0 without a
+        layer); then, for a host callback, a barrier (every node at this
+        point) and a HOOK host call, whose answer 1 stops training."""
+        e, p = self.e, self.p
+        lp = p.layers[layer] if layer is not None else None
+        for b in p.network.behaviours:
+            if b.event != event or b.layer != layer or b.net != net:
+                continue
+            e.ins("LDI", "R5", "AR2")
+            self.pattern_row("AR3")
+            if lp is not None:
+                e.load("AR4", self.act_own(lp))
+                e.load("AR5", self.rows(lp))
+            else:
+                e.ins("LDI", "0", "AR4")
+                e.ins("LDI", "0", "AR5")
+            e.ins("CALL", b.routine, comment=f"behaviour {event} {layer or net or ''}")
+        point = HookPoint(event, layer, net)
+        if point not in p.host_hooks:
+            return
+        self.barrier()
+        e.ins("LDI", str(SYS_HOOK), "R0")
+        e.ins("LDI", str(p.host_hooks.index(point)), "AR2")
+        e.ins("LDI", "R5", "AR3")
+        names = [p.network.name] + [s.name for s in p.network.nets]
+        if net is not None:
+            e.ins("LDI", str(names.index(net)), "AR4")
+        elif self.sub is not None:
+            e.ins("LDI", str(names.index(self.sub.name)), "AR4")
+        elif p.network.nets and p.network.training.alternate == "epoch" and not self.training:
+            e.ins("LDI", "@" + self.netsel(), "AR4", comment="the net of the epoch")
+        else:
+            e.ins("LDI", "0", "AR4")
+        e.ins("CALL", "_hostcall", comment=f"HOOK host call: {event} {layer or net or ''}")
+        if event != "after_training":
+            e.ins("CMPI", "0", "R0")
+            e.branch("NZ", "done", comment="a host callback stopped training")
+
     # -- the passes -------------------------------------------------------------------
+    def pattern_row(self, reg: str) -> None:
+        """``reg`` = the current pattern's row in the database."""
+        self.e.ins("LDI", "@cur", reg)
+
     def load_inputs(self) -> None:
         e, p = self.e, self.p
         for name in p.inputs:
@@ -242,19 +327,34 @@ class _Gen:
             e.ins("ADDI", "@hv_db_in", "R0")
             if p.input_offset[name]:
                 e.ins("ADDI", str(p.input_offset[name]), "R0")
+            if lp.kind == "binary":             # the index list is read in place
+                e.ins("STI", "R0", "@" + self.blist(lp).sym, comment=f"{name}: active units")
+                continue
             e.ins("LDI", "R0", "AR3")
             e.load("AR2", Addr(lp.act.name))
             e.load("AR4", Imm(lp.layer.size))
             e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
 
+    def blist(self, lp: LayerPlan):
+        """A binary layer's index list: the variable holding its address in
+        the current input record, or a threshold layer's list buffer."""
+        if lp.blist is not None:
+            return Addr(lp.blist.name)
+        sym = f"bl_{lp.name}"
+        if sym not in self.e.vars:
+            self.e.vars.append(sym)
+        return Var(sym)
+
     def forward(self) -> None:
         e, p = self.e, self.p
-        for name in p.forward:
+        for name in self.fwd_layers():
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
+            if self.training:
+                self.hook("before_forward", name)
             rows, net = self.rows(lp), self.net_own(lp)
             first = True
-            for cp in (c for c in p.connects if c.connect.dst == name):
+            for cp in self.incoming(name):
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
                     if first:
@@ -262,6 +362,11 @@ class _Gen:
                     else:
                         b = net
                     W, sp = Addr(cp.weights.name), cp.sparse
+                    if cp.binary:
+                        e.call("_bcolsum", [net, W, self.blist(src), rows, b],
+                               comment=f"{cp.connect.name}: y = sum of the active columns")
+                        first = False
+                        continue
                     x = self.hot(src.act, cp)
                     if cp.kind == "full":
                         e.call("_mxv", [net, W, Addr(x), rows, Imm(src.layer.size), b],
@@ -295,10 +400,20 @@ class _Gen:
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
                 e.call("_vsoftmax_ring" if self.n > 1 else "_vsoftmax", [act, net, rows])
+            elif lp.kind == "threshold":
+                e.call("_vthreshold", [act, net, rows], comment="y = 1 where net > 0, else 0")
+            elif lp.kind in p.network.transfers:
+                t = p.network.transfers[lp.kind]
+                e.call(t.forward, [act, net, rows], comment=f"transfer {t.name}: y = f(net)")
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
             if lp.gathered:
                 self.gather(lp, lp.act)
+            if lp.blist is not None:
+                e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
+                       comment=f"{name}: the index list of its active units")
+            if self.training:
+                self.hook("after_forward", name)
 
     def log_outputs(self) -> None:
         e = self.e
@@ -312,21 +427,25 @@ class _Gen:
             e.ins("STI", "R0", f"@hv_log_{name}")
 
     def deriv(self, lp: LayerPlan) -> str:
+        t = self.p.network.transfers.get(lp.kind)
+        if t is not None:
+            return t.derivative
         return {"sigmoid": "_vsigmoid_deriv", "tanh": "_vtanh_deriv"}.get(lp.kind, "")
 
     def backward(self) -> None:
         e, p = self.e, self.p
-        for name in p.backward:
+        for name in self.bwd_layers():
             lp = p.layers[name]
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        for name in p.backward:
+        for name in self.bwd_layers():
             lp = p.layers[name]
             e.comment(f"backward: {name}")
+            self.hook("before_backward", name)
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
             tmp = Addr(lp.tmp.name)
-            if name in p.outputs:
+            if name in self.out_layers():
                 # target record of this node's slice
                 toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
                                                   for k in range(self.n)])
@@ -354,10 +473,24 @@ class _Gen:
                     e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
             if lp.bias:
                 self.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
-            for cp in (c for c in p.connects if c.connect.dst == name):
+            for cp in self.incoming(name):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
-                if cp.kind == "full":
+                if cp.binary:
+                    if src.err is not None:     # a threshold layer: W^T d, column by column
+                        y = self.hot(src.err, cp)
+                        e.call("_bcoltv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
+                               comment=f"{cp.connect.name}: e += W^T d (columns)")
+                        self.unstage(src.err, y)
+                    if cp.momentum is not None:
+                        e.call("_bcolupdm", [W, delta, self.blist(src), rows,
+                                             Addr(cp.momentum.name)],
+                               [Var("hv_eta"), Var("falpha")],
+                               comment="active columns: M = aM + eta d, W += M")
+                    else:
+                        e.call("_bcolupd", [W, delta, self.blist(src), rows], [Var("hv_eta")],
+                               comment="active columns: W += eta d")
+                elif cp.kind == "full":
                     if src.err is not None:
                         y = self.hot(src.err, cp)
                         e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
@@ -380,6 +513,7 @@ class _Gen:
                         e.call("_vadd", [serr, serr, tmp, rows])
                     e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
                     self.update_vector(W, cp.momentum, tmp, rows, "bus weights")
+            self.hook("after_backward", name)
 
     def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows) -> None:
         """A sparse connect: its partial error sums, then its update."""
@@ -442,11 +576,34 @@ class _Gen:
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
-        self.forward()
-        if train:
-            self.backward()
-        else:
-            self.log_outputs()
+        nets = [None] + list(self.p.network.nets) if train else [None]
+        if len(nets) > 1:                       # several nets: the one @netsel names
+            e.ins("LDI", "@" + self.netsel(), "R0", comment="the net of this pattern")
+            for k in range(1, len(nets)):
+                e.ins("CMPI", str(k), "R0")
+                e.branch("EQ", f"{label}_net{k}")
+        for k, sub in enumerate(nets):
+            if k:
+                e.label(f"{label}_net{k}")
+                e.comment(f"net {sub.name}")
+            self.sub, self.training = sub, train
+            if train:
+                self.hook("before_forward")
+            self.forward()
+            if train:
+                self.hook("after_forward")
+                self.hook("before_backward")
+                self.backward()
+                self.hook("after_backward")
+            else:
+                self.log_outputs()
+            self.sub, self.training = None, False
+            if len(nets) > 1 and k < len(nets) - 1:
+                e.ins("BR", f"{label}_tail")
+        if len(nets) > 1:
+            e.label(f"{label}_tail")
+            if self.p.network.training.alternate == "pattern":
+                self.advance_netsel()
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", label)
         self.end_pass()
@@ -461,15 +618,58 @@ class _Gen:
     def end_pass(self) -> None:
         """After the last pattern of a pass, before the barrier."""
 
-    def program(self) -> str:
+    def epoch_hook(self, event: str) -> None:
+        """An epoch's hooks: those of every epoch, then those of one net
+        (several nets): with ``alternate epoch`` only in the epochs that
+        train it (a run-time test of netsel); with ``alternate pattern``
+        every net trains in every epoch, so they run in every epoch."""
+        p = self.p
+        self.pass_hook(event, None)
+        names = [p.network.name] + [s.name for s in p.network.nets]
+        for k, name in enumerate(names):
+            mine = ([b for b in p.network.behaviours if b.event == event and b.net == name]
+                    or HookPoint(event, None, name) in p.host_hooks)
+            if not mine:
+                continue
+            skip = None
+            if p.network.nets and p.network.training.alternate == "epoch":
+                skip = f"{event}_not{k}"
+                self.e.ins("LDI", "@" + self.netsel(), "R0")
+                self.e.ins("CMPI", str(k), "R0")
+                self.e.branch("NE", skip, comment=f"not an epoch of net {name}")
+            self.pass_hook(event, None, net=name)
+            if skip:
+                self.e.label(skip)
+
+    def netsel(self) -> str:
+        """The variable naming the net to train (0: the main net)."""
+        if "netsel" not in self.e.vars:
+            self.e.vars.append("netsel")
+        return "netsel"
+
+    def advance_netsel(self) -> None:
+        """netsel = (netsel + 1) mod the number of nets."""
         e = self.e
+        e.ins("LDI", "@" + self.netsel(), "R0")
+        e.ins("ADDI", "1", "R0")
+        e.ins("CMPI", str(1 + len(self.p.network.nets)), "R0")
+        e.ins("LDIEQ", "0", "R0")
+        e.ins("STI", "R0", "@netsel", comment="the next net")
+
+    def program(self) -> str:
+        e, p = self.e, self.p
         self.prologue()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
+        self.hook("before_training")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
         e.ins("LDI", "R0", "R4", comment="R4: patterns left")
         e.branch("LT", "no_host")
         e.branch("Z", "done")
+        self.hook("before_epoch")
+        if p.network.nets and p.network.training.alternate == "pattern":
+            e.ins("LDI", "0", "R0")
+            e.ins("STI", "R0", "@" + self.netsel(), comment="the main net first")
         self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
@@ -478,9 +678,13 @@ class _Gen:
         self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
+        self.hook("after_epoch")
+        if p.network.nets and p.network.training.alternate == "epoch":
+            self.advance_netsel()
         e.ins("ADDI", "1", "R5")
         e.ins("BR", "epoch")
         e.label("done")
+        self.hook("after_training")
         e.ins("LDI", "0", "R0")
         e.ins("RETS")
         self.failures()
@@ -542,7 +746,8 @@ class _Gen:
         out = ['        .include "rap.inc"',
                "        .global _main, " + ", ".join(sorted(self.callees())),
                "        .global " + ", ".join(("cur",) + HOST_VARS + HOST_FLOATS
-                                           + tuple(f"hv_log_{n}" for n in p.outputs)),
+                                           + tuple(f"hv_log_{n}" for n in p.outputs)
+                                           + tuple(v for v in e.vars if v == "netsel")),
                "        .text"]
         out += e.text
         out.append("        .data")
@@ -554,6 +759,8 @@ class _Gen:
         if not e.nv:
             out.append("        .word 0")
         out.append("cur:    .word 0")
+        for v in e.vars:
+            out.append(f"{v}: .word 0")
         for v in HOST_VARS:
             out.append(f"{v}: .word 0")
         for n in p.outputs:

@@ -65,6 +65,30 @@ def _records(p: PatternData | None) -> tuple[np.ndarray, np.ndarray]:
     return x.reshape(len(x), -1), t.reshape(len(t), -1)
 
 
+def node_records(plan, inputs: np.ndarray) -> np.ndarray:
+    """The input records as the nodes hold them, as 32-bit words, one row
+    per pattern: each input layer's values as C30 singles, in the net's
+    input order; a binary layer as its index list (the count of active
+    units, then their indices, ascending; padded with zeros to
+    ``size + 1`` words, ``lower.record_words``)."""
+    from rapsim.asm.floatfmt import to_single
+    net = plan.network
+    out = np.zeros((len(inputs), plan.record_words), dtype=np.uint32)
+    col = 0
+    for name in plan.inputs:
+        size, at = net.layers[name].size, plan.input_offset[name]
+        x = inputs[:, col:col + size]
+        if net.layers[name].kind == "binary":
+            for i, row in enumerate(x):
+                active = np.flatnonzero(row)
+                out[i, at] = len(active)
+                out[i, at + 1:at + 1 + len(active)] = active
+        else:
+            out[:, at:at + size] = np.asarray(to_single(x), dtype=np.uint32)
+        col += size
+    return out
+
+
 @dataclass
 class _Records:
     inputs: np.ndarray
@@ -141,7 +165,7 @@ class TrainingHost:
         """The words of each part of the database in a node's memory."""
         plan = self.plan
         records = self.eval_patterns
-        sizes = {"in": records * plan.input_words, "tgt": records * plan.target_words,
+        sizes = {"in": records * plan.record_words, "tgt": records * plan.target_words,
                  "order": records}
         for name in plan.outputs:
             sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
@@ -182,19 +206,36 @@ class TrainingHost:
         sym = self.program.image.symbols
         ins = [self.train.inputs] + ([self.test.inputs] if self.test else [])
         tgs = [self.train.targets] + ([self.test.targets] if self.test else [])
-        sim.write_floats(self.addr["in"], np.concatenate(ins).ravel())
+        sim.write(self.addr["in"], node_records(self.plan, np.concatenate(ins)).ravel())
         sim.write_floats(self.addr["tgt"], np.concatenate(tgs).ravel())
-        sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.input_words,
+        sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.record_words,
                                     self.plan.target_words, self.addr["order"]])
+        self.start_nets(sim)
         sim.daemon.add_service(SYS_TRAIN, self.serve)
+
+    def start_nets(self, sim) -> None:
+        """Several nets alternating per epoch: the net of the program's
+        first epoch is that of the run's epoch ``first_epoch`` (a resumed
+        run goes on with the alternation; rapsim.compiler.nets)."""
+        from rapsim.compiler.nets import net_of_pattern
+        net = self.plan.network
+        if net.nets and net.training.alternate == "epoch":
+            k = net_of_pattern("epoch", 1 + len(net.nets), self.first_epoch, 0)
+            sim.write(self.program.image.symbols["netsel"], [k])
 
     def _own(self, cp, k: int) -> slice:
         return own_part(self.plan, cp, k)
 
-    def write_weights(self, sim, weights: Weights, momentum: Weights | None = None) -> None:
+    def current_row(self, sim, node: int) -> int:
+        """The row in the database of the pattern node ``node`` works on."""
+        return int(sim.read(self.program.image.symbols["cur"], 1, node)[0])
+
+    def write_weights(self, sim, weights: Weights, momentum: Weights | None = None, *,
+                      keep_momentum: bool = False) -> None:
         """Each node's rows of ``weights`` (:class:`~rapsim.compiler.reference.Weights`:
         full connects (dst, src), bus (dst,), sparse (pairs,); biases (size,));
-        the momentum terms ``momentum`` in the same layout (None: 0); the
+        the momentum terms ``momentum`` in the same layout (None: 0, or
+        ``keep_momentum``: as they are, for a behaviour's set_weights); the
         index tables of sparse connects (pairs per own row, source of each
         own pair)."""
         plan, sym = self.plan, self.program.image.symbols
@@ -210,7 +251,7 @@ class TrainingHost:
                     cnt = np.bincount(own[:, 1] - dst.lo(k), minlength=dst.rows(k))
                     sim.write(sym[sp.cnt.name], cnt, node=k)
                     sim.write(sym[sp.idx.name], own[:, 0], node=k)
-        if momentum is None:
+        if momentum is None and not keep_momentum:
             # momentum starts at 0.0 (memory starts at word 0, which is 1.0)
             zero = ([cp.momentum for cp in plan.connects]
                     + [lp.bias_m for lp in plan.layers.values()])
@@ -225,7 +266,10 @@ class TrainingHost:
         for cp in plan.connects:
             w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
             for k in range(plan.nodes):
-                sim.write_floats(sym[cbuf(cp).name], w[self._own(cp, k)].ravel(), node=k)
+                own = w[self._own(cp, k)]
+                # from a binary layer: column by column (firmware/binary.asm)
+                sim.write_floats(sym[cbuf(cp).name], (own.T if cp.binary else own).ravel(),
+                                 node=k)
         for name, lp in plan.layers.items():
             if lbuf(lp) is not None:
                 b = np.asarray(weights.biases[name], dtype=np.float64)
@@ -251,8 +295,11 @@ class TrainingHost:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
             own = [self._own(cp, k) for k in range(plan.nodes)]
-            w = np.concatenate([sim.read_floats(sym[cbuf(cp).name], (o.stop - o.start) * cols,
-                                                node=k) for k, o in enumerate(own)])
+            parts = [sim.read_floats(sym[cbuf(cp).name], (o.stop - o.start) * cols, node=k)
+                     for k, o in enumerate(own)]
+            if cp.binary:                       # stored column by column
+                parts = [p.reshape(cols, o.stop - o.start).T.ravel() for p, o in zip(parts, own)]
+            w = np.concatenate(parts)
             out.connects[cp.connect.name] = (w.reshape(dst.layer.size, cols)
                                              if cp.kind == "full" else w)
         for name, lp in plan.layers.items():

@@ -13,9 +13,13 @@ run it):
               index tables of the sparse connects that need them (pairs per
               destination unit, the source unit of every pair, as integers).
               Each node seeks to its own rows of each array and reads them
-              (READ_WORDS): no node reads a whole matrix.
+              (READ_WORDS): no node reads a whole matrix.  A connect from a
+              binary layer is each node's rows in turn, column by column
+              (as the binary kernels hold them), so its file fits one node
+              count.
 ``PATTERNS``  input records as C30 words, one after the other (the input
-              layers side by side, as in training; :func:`inputs_file_words`),
+              layers side by side, as in training, a binary layer as its
+              index list; :func:`inputs_file_words`),
               or ``-``: standard input, in the same format.  Node 0 reads a
               block of up to B records per call (READ_WORDS; from standard
               input it waits for the whole block or the end of the input) and
@@ -108,8 +112,14 @@ def weight_arrays(plan: Plan) -> list[WeightArray]:
                   (own_part(plan, cp, k).stop - own_part(plan, cp, k).start) * cols)
                  for k in range(n)]
         total = cp.connect.weight_count(plan.network.layers)
-        add(cp.weights.name, total, parts, False,
-            lambda w, name=cp.connect.name: np.asarray(w.connects[name], np.float64).ravel())
+        if cp.binary:       # from a binary layer: each node's rows column by column
+            values = (lambda w, cp=cp: np.concatenate([
+                np.asarray(w.connects[cp.connect.name], np.float64)[own_part(plan, cp, k)].T.ravel()
+                for k in range(n)]))
+        else:
+            values = (lambda w, name=cp.connect.name:
+                      np.asarray(w.connects[name], np.float64).ravel())
+        add(cp.weights.name, total, parts, False, values)
     for name, lp in plan.layers.items():
         if lp.bias is not None:
             parts = [(lp.split.lo(k), lp.split.rows(k)) for k in range(n)]
@@ -142,11 +152,14 @@ def weights_file_words(plan: Plan, weights: Weights) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.uint32)
 
 
-def inputs_file_words(inputs: np.ndarray) -> np.ndarray:
-    """Input records (patterns, input words) as the image reads them."""
-    from rapsim.asm.floatfmt import to_single
+def inputs_file_words(inputs: np.ndarray, plan: Plan) -> np.ndarray:
+    """Input records (patterns, input values) as the image of ``plan``
+    (:func:`inference_plan`) reads them: the records as its nodes hold them
+    (C30 singles; a binary layer as its index list:
+    rapsim.compiler.host.node_records)."""
+    from rapsim.compiler.host import node_records
     x = np.asarray(inputs, dtype=np.float64)
-    return np.atleast_1d(to_single(x.ravel())).astype(np.uint32)
+    return node_records(plan, x.reshape(len(x), -1)).ravel()
 
 
 class _InferGen(_Gen):
@@ -213,9 +226,13 @@ class _InferGen(_Gen):
         e.ins("LDI", "@i_wfd", "AR2")
         e.ins("CALL", "_close")
 
-    def __init__(self, plan: Plan, block: int, long_branches: bool = False):
+    def __init__(self, plan: Plan, block: int, long_branches: bool = False, net=None):
         super().__init__(plan, long_branches)
         self.block = block
+        #: the sub-net whose forward pass the image runs (None: the main net)
+        self.net = net
+        #: each output layer's place in the output record, and its words
+        self.out_offset, self.out_words = output_record(plan, net)
 
     def open_files(self) -> None:
         e = self.e
@@ -248,8 +265,9 @@ class _InferGen(_Gen):
         """The next record: when the block is used up, node 0 reads the next
         one and every node gets it over the ring, with its word count first
         (0: the end of the input; negative: node 0 could not open or read a
-        file); then the record is the block's next ``input_words`` words."""
-        e, w = self.e, self.p.input_words
+        file); then the record is the block's next ``record_words`` words
+        (a binary layer's index list: ``lower.record_words``)."""
+        e, w = self.e, self.p.record_words
         e.ins("LDI", "@i_inleft", "R0")
         e.branch("NZ", "have")
         self.only_node0("shared")
@@ -298,28 +316,28 @@ class _InferGen(_Gen):
         appends the output record to its output block and writes the block
         when it is full."""
         e, p = self.e, self.p
-        for name in p.outputs:
+        for name, at in self.out_offset.items():
             lp = p.layers[name]
             src = self.act_own(lp)
             if self.n > 1:
-                dst = e.pernode(f"oown_{name}", [f"i_out+{lp.target_offset + lp.split.lo(k)}"
+                dst = e.pernode(f"oown_{name}", [f"i_out+{at + lp.split.lo(k)}"
                                                  for k in range(self.n)])
                 e.call("_vcopy", [dst, src, self.rows(lp)], comment=f"own slice of {name}")
-                e.call("_ring_allgather", [Addr("i_out", lp.target_offset), self.off_table(lp)],
+                e.call("_ring_allgather", [Addr("i_out", at), self.off_table(lp)],
                        comment=f"{name} whole to every node")
-                src = Addr("i_out", lp.target_offset)
+                src = Addr("i_out", at)
         self.only_node0("written")
-        for name in p.outputs:
+        for name, at in self.out_offset.items():
             lp = p.layers[name]
-            src = Addr("i_out", lp.target_offset) if self.n > 1 else self.act_own(lp)
+            src = Addr("i_out", at) if self.n > 1 else self.act_own(lp)
             e.ins("LDI", "@i_optr", "AR2")
-            if lp.target_offset:
-                e.ins("ADDI", self.imm(lp.target_offset), "AR2")
+            if at:
+                e.ins("ADDI", self.imm(at), "AR2")
             e.load("AR3", src)
             e.load("AR4", Imm(lp.layer.size))
             e.ins("CALL", "_vcopy", comment=f"{name} into the output block")
         e.ins("LDI", "@i_optr", "R0")
-        e.ins("ADDI", self.imm(p.target_words), "R0")
+        e.ins("ADDI", self.imm(self.out_words), "R0")
         e.ins("STI", "R0", "@i_optr")
         e.ins("LDI", "@i_ocount", "R0")
         e.ins("ADDI", "1", "R0")
@@ -333,7 +351,7 @@ class _InferGen(_Gen):
         """Node 0: write the output block's records and empty it."""
         e = self.e
         e.ins("LDI", "@i_ocount", "R0")
-        e.load("R1", Imm(self.p.target_words))
+        e.load("R1", Imm(self.out_words))
         e.ins("MPYI", "R1", "R0")
         e.ins("LDI", "R0", "AR4")
         e.ins("LDI", "@i_ofd", "AR2")
@@ -361,7 +379,9 @@ class _InferGen(_Gen):
         e.label("record")
         self.read_record()
         self.load_inputs()
+        self.sub = self.net             # the net that infers (forward orders, connects)
         self.forward()
+        self.sub = None
         self.write_outputs()
         e.ins("ADDI", "1", "R5")
         e.ins("BR", "record")
@@ -386,7 +406,7 @@ class _InferGen(_Gen):
             e.ins("LDI", f"m_{label}_end-m_{label}", "AR4")
             e.ins("BR", "fail")
             e.data += [f"m_{label}:", f'        .string "{text}", 10', f"m_{label}_end:"]
-        w, t = self.block * self.p.input_words + 1, self.p.target_words
+        w, t = self.block * self.p.record_words + 1, self.out_words
         e.data += ["i_inoff:", "        .word   " + ", ".join(["0"] + [str(w)] * self.n)]
         self.failures()
         bufs = [("i_in", w), ("i_out", t), ("i_oblk", self.block * t)]
@@ -410,16 +430,49 @@ def inference_plan(network: Network, nodes: int, memory=None) -> Plan:
 DEFAULT_BLOCK = 64
 
 
+def select_net(network: Network, net: str | None):
+    """The sub-net named ``net`` (None, or the main net's name: None, the
+    main net); a RapError names an unknown net and the nets there are."""
+    if net is None or net == network.name:
+        return None
+    for s in network.nets:
+        if s.name == net:
+            return s
+    names = ", ".join([network.name] + [s.name for s in network.nets])
+    raise RapError(f"network {network.name!r} has no net {net!r} (its nets: {names})")
+
+
+def output_record(plan: Plan, sub=None) -> tuple[dict[str, int], int]:
+    """The output layers of the net that infers (``sub``: a sub-net, None:
+    the main net) with their places in an output record, and its words."""
+    names = plan.outputs if sub is None else sub.outputs
+    at, out = 0, {}
+    for name in names:
+        out[name] = at
+        at += plan.layers[name].layer.size
+    return out, at
+
+
 def compile_inference(network: Network, nodes: int, memory=None,
-                      block: int = DEFAULT_BLOCK) -> Program:
+                      block: int = DEFAULT_BLOCK, net: str | None = None) -> Program:
     """Lower, generate, assemble and link ``network``'s inference image
     (node 0 reads ``block`` records a call and writes ``block`` output
-    records a call)."""
+    records a call).  ``net``: the net whose forward pass the image runs
+    (a sub-net's name; None: the main net)."""
     if block < 1:
         raise ValueError(f"a block holds at least 1 record, not {block}")
+    sub = select_net(network, net)
     plan = inference_plan(network, nodes, memory)
-    return build_program(plan,
-                         lambda long_branches: _InferGen(plan, block, long_branches).program())
+    prog = build_program(plan, lambda long_branches: _InferGen(plan, block, long_branches,
+                                                               sub).program())
+    prog.infers = sub
+    return prog
+
+
+def output_names(network: Network, net: str | None = None) -> list[str]:
+    """The output layers of the net that infers, in the output record's order."""
+    sub = select_net(network, net)
+    return list(network.outputs if sub is None else sub.outputs)
 
 
 @dataclass
@@ -465,27 +518,35 @@ def _check_inputs(network: Network, plan: Plan, inputs) -> np.ndarray:
                        f"of {plan.input_words} values")
     if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 3.4e38):
         raise RapError("the inputs hold NaN, infinite values or values beyond the C30's range")
+    from rapsim.compiler.data import _binary
+    _binary(x, network, lambda i: f"the inputs: pattern {i}")
     return x
 
 
 def infer(network: Network, weights: Weights, inputs, *, nodes: int | None = None,
           config: MachineConfig | None = None, program: Program | None = None,
-          stdin: bool = False, max_cycles: int = 1 << 40) -> InferResult:
+          stdin: bool = False, max_cycles: int = 1 << 40,
+          net: str | None = None) -> InferResult:
     """Run ``network``'s inference image on ``inputs`` (rows of the input
     layers' values) with ``weights``: the outputs (the output layers side by
     side) and MCPS.  ``stdin``: pass the records on the image's standard
     input instead of a file.  ``program``: a :func:`compile_inference`
-    image for ``config``."""
+    image for ``config``.  ``net``: the net that infers (a sub-net's name;
+    None: the main net, or ``program``'s)."""
     from rapsim.machine import Simulator
     config = config or MachineConfig(nodes=nodes or 1)
-    program = program or compile_inference(network, config.nodes, config.memory)
+    if program is None:
+        program = compile_inference(network, config.nodes, config.memory, net=net)
+    elif net is not None and select_net(network, net) is not program.infers:
+        raise RapError(f"the image was compiled for another net than {net!r}")
     plan = program.plan
+    out_words = output_record(plan, program.infers)[1]
     if plan.nodes != config.nodes:
         raise RapError(f"the image was compiled for {plan.nodes} nodes, the machine has "
                        f"{config.nodes}")
     x = _check_inputs(network, plan, inputs)
     wwords = weights_file_words(plan, weights)
-    xwords = inputs_file_words(x).astype("<u4").tobytes()
+    xwords = inputs_file_words(x, plan).astype("<u4").tobytes()
     errors: list[bytes] = []
     with tempfile.TemporaryDirectory(prefix="rap-infer-") as d:
         with open(os.path.join(d, "weights.bin"), "wb") as fh:
@@ -514,7 +575,7 @@ def infer(network: Network, weights: Weights, inputs, *, nodes: int | None = Non
     from rapsim.asm.floatfmt import from_single
     sym = program.image.symbols
     counts = {int(sim.read(sym["i_count"], 1, node=k)[0]) for k in range(plan.nodes)}
-    if counts != {len(x)} or len(raw) != len(x) * plan.target_words:
+    if counts != {len(x)} or len(raw) != len(x) * out_words:
         raise InferenceFailed(f"the image processed {sorted(counts)} patterns of {len(x)} and "
                               f"wrote {len(raw)} words")
 
@@ -523,9 +584,16 @@ def infer(network: Network, weights: Weights, inputs, *, nodes: int | None = Non
         return int(hi) << 32 | int(lo)
     t0 = min(clock("i_t0", k) for k in range(plan.nodes))
     t1 = max(clock("i_t1", k) for k in range(plan.nodes))
-    outputs = from_single(raw).reshape(len(x), plan.target_words)
+    outputs = from_single(raw).reshape(len(x), out_words)
     return InferResult(outputs, len(x), t1 - t0, res.cycles, config.clock_hz,
-                       network.connections(), plan.nodes, host_seconds)
+                       _connections(network, program.infers), plan.nodes, host_seconds)
+
+
+def _connections(network: Network, sub) -> int:
+    """The connections of the net that infers (its MCPS counts those)."""
+    if sub is None:
+        return network.connections()
+    return sum(network.connects[i].weight_count(network.layers) for i in sub.connects)
 
 
 def load_inputs(path, network: Network) -> np.ndarray:

@@ -19,8 +19,13 @@ import numpy as np
 #: Layer kinds: the activation applied to a layer's net input.
 #: ``input`` layers take pattern values; ``binary`` input layers take a set
 #: of active unit indices (CLONES' Binary_layer).
-LAYER_KINDS = ("input", "binary", "sigmoid", "tanh", "linear", "softmax")
+LAYER_KINDS = ("input", "binary", "sigmoid", "tanh", "linear", "softmax", "threshold")
 INPUT_KINDS = ("input", "binary")
+#: Layers whose activations are 0 or 1, kept by the nodes as index lists of
+#: their active units: ``binary`` inputs and thresholded ``threshold``
+#: hidden layers (y = 1 where net > 0).  Their outgoing connects are full
+#: and run by the column-sum kernels (firmware/binary.asm).
+BINARY_KINDS = ("binary", "threshold")
 
 #: Connect kinds: ``full`` (a weight matrix, all to all), ``bus`` (one to
 #: one, equal sizes, one weight per unit), ``sparse`` (an explicit list of
@@ -107,6 +112,9 @@ class Training:
     seed: int = 0               # weight initialisation and pattern shuffling
     init_scale: float = 0.1     # initial weights uniform in [-scale, +scale]
     shuffle: bool = True        # a new pattern order every epoch
+    #: several nets: "epoch" (net e mod k in epoch e) or "pattern" (net
+    #: i mod k for the i-th pattern of an epoch); rapsim.compiler.nets
+    alternate: str = "epoch"
 
 
 @dataclass
@@ -125,6 +133,14 @@ class Network:
     forward_order: list[str] = field(default_factory=list)
     backward_order: list[str] = field(default_factory=list)
     source: str = ""
+    #: user transfer functions by name (rapsim.compiler.transfer.Transfer):
+    #: a layer whose kind is one of these names uses its routines
+    transfers: dict = field(default_factory=dict)
+    #: user assembly routines at hook points (rapsim.compiler.behaviours)
+    behaviours: list = field(default_factory=list)
+    #: the nets of the pool besides this (the main) one, trained in turn
+    #: with it (rapsim.compiler.nets.SubNet; Training.alternate)
+    nets: list = field(default_factory=list)
     #: statistics selected by 'stats' statements (rapsim.compiler.stats),
     #: computed by the host from the outputs after every epoch
     stats: list[str] = field(default_factory=list)

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rapsim.compiler.ir import INPUT_KINDS, Connect, Layer, Network
+from rapsim.compiler.ir import BINARY_KINDS, INPUT_KINDS, Connect, Layer, Network
 from rapsim.memmap import ONCHIP_BLOCK_SIZE, MemoryConfig
 from rapsim.errors import RapError
 
@@ -132,6 +132,8 @@ class LayerPlan:
     err: Buffer | None = None       # back-propagated error: full if reduced
     reduced: bool = False           # err is reduce-scattered
     tmp: Buffer | None = None       # local scratch (derivatives)
+    #: a threshold layer: the index list of its active units (whole layer)
+    blist: Buffer | None = None
     bias: Buffer | None = None
     bias_m: Buffer | None = None    # bias momentum
     target_offset: int = 0          # output layers: offset in a target record
@@ -180,6 +182,9 @@ class ConnectPlan:
     weights: Buffer
     momentum: Buffer | None = None
     sparse: SparsePlan | None = None
+    #: a full connect from a binary layer: the node's weights are stored
+    #: column by column and run by the binary kernels (firmware/binary.asm)
+    binary: bool = False
 
     @property
     def kind(self) -> str:
@@ -206,6 +211,13 @@ class Plan:
     target_words: int               # words of one target record (all output layers)
     input_offset: dict[str, int] = field(default_factory=dict)
     momentum: float = 0.0
+    #: words of one input record as the nodes hold it (``input_offset`` is
+    #: into it): an input layer's values, a binary layer's index list
+    #: (:func:`record_words`); equal to ``input_words`` without binary layers
+    record_words: int = 0
+    #: the hook points where the program makes a HOOK host call for a host
+    #: callback (rapsim.compiler.behaviours.HookPoint; set by compile_network)
+    host_hooks: list = field(default_factory=list)
     #: the on-chip buffer that staged vectors are copied into (None: every
     #: hot vector is on chip, or none can be staged)
     stage: Buffer | None = None
@@ -214,7 +226,8 @@ class Plan:
     def buffers(self) -> list[Buffer]:
         out = []
         for lp in self.layers.values():
-            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m)
+            out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m,
+                                lp.blist)
                     if b is not None]
         for cp in self.connects:
             out += [b for b in (cp.weights, cp.momentum) if b is not None]
@@ -234,6 +247,14 @@ class Plan:
         def region(b: Buffer) -> str:
             return {"chip": "ram0+ram1"}.get(b.region, b.region) + (", staged" if b.staged else "")
         return [(b.name, b.words, region(b), b.role) for b in self.buffers]
+
+
+def record_words(layer: Layer) -> int:
+    """Words of ``layer`` in a node's input record: its values, or for a
+    binary layer its index list (the count of active units, then their
+    indices, padded to ``size + 1`` words so that every record has the
+    same length)."""
+    return layer.size + 1 if layer.kind == "binary" else layer.size
 
 
 def _sym(*parts: str) -> str:
@@ -307,7 +328,9 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
                      if c.src == name and c.kind in ("full", "sparse")]
         gathered = L.kind in INPUT_KINDS or bool(out_whole)
         # reads per pattern of the vector that a matrix kernel walks per row
-        reuse = sum(reads(i, c) for i, c in out_whole)
+        # (the binary kernels walk an index list instead: a threshold layer)
+        walked = L.kind not in BINARY_KINDS and bool(out_whole)
+        reuse = sum(reads(i, c) for i, c in out_whole) if walked else 0
         # placement ranks by accesses per word: a whole vector that no matrix
         # kernel walks is written and read about once per word; an own slice
         # (an output layer's, or one feeding only bus connects) is written by
@@ -316,7 +339,11 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         act = Buffer(_sym("act", name), act_words, "vector",
                      uses=reuse or (L.size if gathered else 3 * act_words),
                      role=f"{name} activations"
-                     + (" (whole vector)" if gathered else " (own slice)"), hot=bool(out_whole))
+                     + (" (whole vector)" if gathered else " (own slice)"), hot=walked)
+        if L.kind == "binary":
+            # its pattern stays in the input record as an index list, which
+            # the binary kernels read in place (compiler/binary.py)
+            act = None
         lp = LayerPlan(L, sp, gathered, act)
         if L.kind not in INPUT_KINDS:
             r1 = max(rows, 1)
@@ -332,13 +359,16 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
             lp.delta = Buffer(_sym("delta", name), r1, "vector", uses=d_uses,
                               role=f"{name} error signal (own slice)")
             lp.tmp = Buffer(_sym("tmp", name), r1, "vector", uses=2 * r1, role=f"{name} scratch")
+            if L.kind == "threshold" and out_whole:
+                lp.blist = Buffer(_sym("blist", name), L.size + 1, "vector", uses=2,
+                                  role=f"{name} active units (index list)")
             lp.reduced = bool(out_whole)
             if net.outgoing(name):
                 lp.err = Buffer(_sym("err", name), L.size if lp.reduced else r1, "vector",
                                 uses=reuse or r1,
                                 role=f"{name} back-propagated error"
                                 + (" (partial sums, whole vector)" if lp.reduced else ""),
-                                hot=lp.reduced)
+                                hot=lp.reduced and walked)
             if L.bias:
                 lp.bias = Buffer(_sym("bias", name), r1, "vector", uses=2 * r1,
                                  role=f"{name} biases (own slice)")
@@ -357,21 +387,25 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
             words = rows
         words = max(words, 1)
         kind = c.kind + (f", {sparse[i].kind}" if c.kind == "sparse" else "")
+        binary = layers[c.src].kind in BINARY_KINDS
+        if binary:
+            kind += ", binary source: column by column"
         w = Buffer(_sym("w", str(i)), words, "matrix", uses=4, role=f"{c.name} weights ({kind})")
         m = None
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
-        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i)))
-    input_offset, off = {}, 0
+        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary))
+    input_offset, off, words = {}, 0, 0
     for name in net.inputs:
-        input_offset[name] = off
+        input_offset[name] = words
         off += layers[name].size
+        words += record_words(layers[name])
     toff = 0
     for name in net.outputs:
         plans[name].target_offset = toff
         toff += layers[name].size
     plan = Plan(net, nodes, memory, plans, cplans, fwd, bwd, list(net.inputs), list(net.outputs),
-                off, toff, input_offset, momentum)
+                off, toff, input_offset, momentum, record_words=words)
     _place(plan)
     return plan
 
@@ -423,7 +457,7 @@ def _hot_cost(plan: Plan) -> int:
     cost = 0
     for cp in plan.connects:
         c = cp.connect
-        if c.kind == "bus":
+        if c.kind == "bus" or cp.binary:
             continue
         src, dst = plan.layers[c.src], plan.layers[c.dst]
         rows = dst.split.max_rows

@@ -30,6 +30,8 @@ from rapsim.errors import RapError
 from rapsim.fileio import read_regular
 
 from .ir import Loc, Network
+from .behaviours import BehaviourDecl
+from .transfer import TransferDecl
 
 __all__ = ["parse_file", "parse_text", "read_file", "read_text", "Description",
            "parse_param_value", "Name", "Call", "REQUIRED"]
@@ -144,6 +146,8 @@ class Description:
     connects: list[ConnectDecl] = field(default_factory=list)
     nets: list[NetDecl] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
+    transfers: list[TransferDecl] = field(default_factory=list)
+    behaviours: list[BehaviourDecl] = field(default_factory=list)
     stats: list[Name] = field(default_factory=list)     # 'stats' statements
     params: dict[str, float] = field(default_factory=dict)
     param_locs: dict[str, Loc] = field(default_factory=dict)
@@ -245,7 +249,7 @@ _TOKEN_TEXT = {"NAME": "a name", "NUMBER": "a number", "STRING": "a string",
                "$END": "the end of the file"}
 
 # Settings whose value is a word (mse, true), never a parameter's value.
-_WORD_SETTINGS = {"error", "shuffle"}
+_WORD_SETTINGS = {"error", "shuffle", "alternate"}
 
 # Functions usable in expressions.
 _FUNCTIONS = {"min": min, "max": max}
@@ -384,6 +388,24 @@ class _Reader:
                 decl.entries.append((_name(file, role), [_name(file, t) for t in layers]))
         self.desc.nets.append(decl)
 
+    def _transfer(self, st: Tree, file: str, base_dir: str) -> None:
+        name, *entries = st.children
+        if not self._free(name, file, "a transfer function"):
+            return
+        decl = TransferDecl(str(name), _loc(file, name), base_dir)
+        for e in entries:
+            if isinstance(e, Tree):
+                key, value = e.children
+                is_string = value.type == "STRING"
+                decl.entries.append((str(key), value[1:-1] if is_string else str(value),
+                                     is_string, _loc(file, key), _loc(file, value)))
+        self.desc.transfers.append(decl)
+
+    def _behaviour(self, st: Tree, file: str, base_dir: str) -> None:
+        *words, string = st.children
+        names = [(str(w), _loc(file, w)) for w in words]
+        path = (string[1:-1], _loc(file, string)) if string is not None else None
+        self.desc.behaviours.append(BehaviourDecl(names, path, _tree_loc(file, st), base_dir))
     def _stats(self, st: Tree, file: str, base_dir: str) -> None:
         self.desc.stats.extend(_name(file, tok) for tok in st.children)
 
@@ -598,7 +620,8 @@ def _syntax_message(e: UnexpectedInput) -> str:
     return f"syntax error: unexpected {what}{tail}"
 
 
-_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "STATS"}
+_KEYWORDS = {"INCLUDE", "PARAM", "LAYER", "CONNECT", "NET", "TRAIN", "STATS", "TRANSFER",
+             "BEHAVIOUR"}
 _KEYWORDS_TEXT = {k.lower() for k in _KEYWORDS}
 
 

@@ -31,11 +31,15 @@ Per pattern (``f`` the layer's activation, ``x`` a source activation)::
         e_j   = sum over outgoing connects of
                 full: W^T delta   bus: w * delta   sparse: e[s] += w_k delta[d]
         delta_j = e_j f'(y_j)
-        f'(y): sigmoid y (1 - y), tanh 1 - y^2, linear 1
+        f'(y): sigmoid y (1 - y), tanh 1 - y^2, linear 1, threshold 1
+        (threshold: y = 1 where net > 0, else 0; its derivative is taken
+        as 1, the straight-through estimate)
     update, every connect (definition order), then every bias:
         M = momentum M + rate delta_dst x_src^T      (full; bus and sparse
         W = W + M                                      element by element)
         biases: a weight from a unit of constant 1.
+        from a binary layer: only the columns of its active units (their
+        momentum terms too; without momentum this is the same update).
 
 All deltas are computed with the weights as they were before the pattern.
 """
@@ -45,7 +49,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ir import INPUT_KINDS, Network
+from .ir import BINARY_KINDS, INPUT_KINDS, Network
+from .nets import net_of_pattern
 from .schedule import next_learning_rate
 
 __all__ = ["Weights", "initial_weights", "pattern_order", "Model", "Evaluation",
@@ -134,7 +139,8 @@ def _softmax(x):
     return e / e.sum()
 
 
-_EXACT = {"sigmoid": _sigmoid, "tanh": np.tanh, "linear": lambda x: x, "softmax": _softmax}
+_EXACT = {"sigmoid": _sigmoid, "tanh": np.tanh, "linear": lambda x: x, "softmax": _softmax,
+          "threshold": lambda x: (x > 0).astype(np.float64)}
 
 
 def _c30_lines(kind: str):
@@ -156,7 +162,7 @@ def _derivative(kind: str, y):
         return y * (1.0 - y)
     if kind == "tanh":
         return 1.0 - y * y
-    if kind == "linear":
+    if kind in ("linear", "threshold"):        # threshold: straight through
         return np.ones_like(y)
     raise ValueError(f"a {kind} layer has no elementwise derivative")
 
@@ -180,64 +186,94 @@ class Model:
             self.weights = self._map(self.weights, self._r)
         self.momentum = self.weights.zeros_like()
         self.f = dict(_EXACT)
+        # user transfer functions: their numpy pair (compiler/transfer.py)
+        self.df = {name: t.df for name, t in network.transfers.items()}
+        self.f.update({name: t.f for name, t in network.transfers.items()})
         if c30_activations:
             self.f["sigmoid"] = _c30_lines("sigmoid")
             self.f["tanh"] = _c30_lines("tanh")
         self.in_slices = _slices(network, network.inputs)
         self.out_slices = _slices(network, network.outputs)
 
+    def derivative(self, kind: str, y):
+        """f'(net) of a layer of ``kind`` from its output ``y``."""
+        if kind in self.df:
+            return self._r(np.asarray(self.df[kind](y), dtype=np.float64))
+        return _derivative(kind, y)
+
     @staticmethod
     def _map(w: Weights, fn) -> Weights:
         return Weights({k: fn(v) for k, v in w.connects.items()},
                        {k: fn(v) for k, v in w.biases.items()})
 
-    def forward(self, x: np.ndarray) -> dict[str, np.ndarray]:
-        """Activations of every layer for one input row."""
+    def _net(self, sub):
+        """(forward order, backward order, outputs, connects) of the main
+        net (``sub`` None) or of a sub-net (rapsim.compiler.nets.SubNet)."""
+        net = self.net
+        if sub is None:
+            return net.forward_order, net.backward_order, net.outputs, net.connects
+        return (sub.forward_order, sub.backward_order, sub.outputs,
+                [net.connects[i] for i in sub.connects])
+
+    def forward(self, x: np.ndarray, sub=None) -> dict[str, np.ndarray]:
+        """Activations of every layer (of the net ``sub``, default the
+        main net) for one input row."""
         r, net, w = self._r, self.net, self.weights
+        order, _, _, connects = self._net(sub)
         acts: dict[str, np.ndarray] = {}
-        for name in net.forward_order:
+        for name in order:
             layer = net.layers[name]
             if layer.kind in INPUT_KINDS:
                 acts[name] = r(np.asarray(x[self.in_slices[name]], dtype=np.float64))
                 continue
             s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
-            for c in net.incoming(name):
+            for c in (c for c in connects if c.dst == name):
                 s = r(s + _through(c, w.connects[c.name], acts[c.src], layer.size))
-            acts[name] = r(self.f[layer.kind](s))
+            acts[name] = r(np.asarray(self.f[layer.kind](s), dtype=np.float64))
         return acts
 
-    def output_deltas(self, acts: dict, t: np.ndarray) -> dict[str, np.ndarray]:
+    def output_deltas(self, acts: dict, t: np.ndarray, sub=None) -> dict[str, np.ndarray]:
         """delta = -dE/dnet of every output layer (the formulas above)."""
         out = {}
-        for name in self.net.outputs:
+        for name in self._net(sub)[2]:
             y, tt = acts[name], t[self.out_slices[name]]
             kind = self.net.layers[name].kind
             if self.net.training.error == "cross_entropy":
                 out[name] = self._r(tt - y)
             else:
-                out[name] = self._r(self._r(tt - y) * _derivative(kind, y))
+                out[name] = self._r(self._r(tt - y) * self.derivative(kind, y))
         return out
 
-    def backward(self, acts: dict, deltas: dict) -> dict[str, np.ndarray]:
+    def backward(self, acts: dict, deltas: dict, sub=None) -> dict[str, np.ndarray]:
         """Deltas of every hidden layer, given the output deltas."""
         r, net, w = self._r, self.net, self.weights
+        _, order, _, connects = self._net(sub)
         deltas = dict(deltas)
-        for name in net.backward_order:
+        for name in order:
             layer = net.layers[name]
             if layer.kind in INPUT_KINDS or name in deltas:
                 continue
             e = np.zeros(layer.size)
-            for c in net.outgoing(name):
+            for c in (c for c in connects if c.src == name):
                 e = r(e + _through(c, w.connects[c.name], deltas[c.dst], layer.size, back=True))
-            deltas[name] = r(e * _derivative(layer.kind, acts[name]))
+            deltas[name] = r(e * self.derivative(layer.kind, acts[name]))
         return deltas
 
-    def update(self, acts: dict, deltas: dict, rate: float) -> None:
-        """M = momentum M + rate delta x^T;  W = W + M, for every weight."""
+    def update(self, acts: dict, deltas: dict, rate: float, sub=None) -> None:
+        """M = momentum M + rate delta x^T;  W = W + M, for every weight
+        (of the net ``sub``: its connects and its layers' biases)."""
         r, net, w, m = self._r, self.net, self.weights, self.momentum
         alpha = net.training.momentum
-        for c in net.connects:
+        for c in self._net(sub)[3]:
             d, x = deltas[c.dst], acts[c.src]
+            if alpha and net.layers[c.src].kind in BINARY_KINDS:
+                # only the active units' columns, momentum terms included
+                # (the binary kernels touch no other: docs/network-language.md)
+                on = np.flatnonzero(x)
+                wc, mc = w.connects[c.name], m.connects[c.name]
+                mc[:, on] = r(alpha * mc[:, on] + np.outer(rate * d, x[on]))
+                wc[:, on] = r(wc[:, on] + mc[:, on])
+                continue
             if c.kind == "full":
                 step = np.outer(rate * d, x)
             elif c.kind == "bus":
@@ -246,7 +282,8 @@ class Model:
                 step = (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
             self._apply(w.connects, m.connects, c.name, step, alpha)
         for name, b in w.biases.items():
-            self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
+            if name in deltas:
+                self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
 
     def _apply(self, w: dict, m: dict, key: str, step, alpha: float) -> None:
         r = self._r
@@ -256,11 +293,12 @@ class Model:
         else:
             w[key] = r(w[key] + step)
 
-    def train_pattern(self, x: np.ndarray, t: np.ndarray, rate: float) -> dict:
-        """One on-line step; returns the activations before the update."""
-        acts = self.forward(x)
-        deltas = self.backward(acts, self.output_deltas(acts, t))
-        self.update(acts, deltas, rate)
+    def train_pattern(self, x: np.ndarray, t: np.ndarray, rate: float, sub=None) -> dict:
+        """One on-line step (of the net ``sub``, default the main net);
+        returns the activations before the update."""
+        acts = self.forward(x, sub)
+        deltas = self.backward(acts, self.output_deltas(acts, t, sub), sub)
+        self.update(acts, deltas, rate, sub)
         return acts
 
     def outputs(self, x: np.ndarray) -> np.ndarray:
@@ -397,8 +435,10 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
         if rate == 0:
             stopped = "schedule"
             break
-        for p in pattern_order(len(train_set), e, t.seed, t.shuffle):
-            model.train_pattern(train_set.inputs[p], train_set.targets[p], rate)
+        for i, p in enumerate(pattern_order(len(train_set), e, t.seed, t.shuffle)):
+            k = net_of_pattern(t.alternate, 1 + len(network.nets), e, i)
+            model.train_pattern(train_set.inputs[p], train_set.targets[p], rate,
+                                network.nets[k - 1] if k else None)
         tr = evaluate(model, train_set)
         stats = EpochStats(e, rate, tr.loss, tr.accuracy)
         if test_set is not None:

@@ -10,7 +10,7 @@ from .ir import ERROR_FUNCTIONS, Loc, Schedule, Training
 from .parser import Call, Name, Setting
 from .schedule import SCHEDULES
 
-SETTINGS = ("rate", "epochs", "momentum", "error", "seed", "init_scale", "shuffle")
+SETTINGS = ("rate", "epochs", "momentum", "error", "seed", "init_scale", "shuffle", "alternate")
 
 
 def build_training(settings: list[Setting], errors: list) -> tuple[Training, dict[str, Loc]]:
@@ -149,5 +149,10 @@ def _shuffle(s, errors):
     return None if w is None else w == "true"
 
 
+def _alternate(s, errors):
+    return _word(s, errors, ("epoch", "pattern"))
+
+
 _SETTERS = {"rate": _rate, "epochs": _epochs, "momentum": _momentum, "error": _error,
-            "seed": _seed, "init_scale": _init_scale, "shuffle": _shuffle}
+            "seed": _seed, "init_scale": _init_scale, "shuffle": _shuffle,
+            "alternate": _alternate}

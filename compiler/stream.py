@@ -58,10 +58,29 @@ def log_file(layer: str, node: int) -> str:
     return f"log_{layer}_{node}.bin"
 
 
+def carries_rows(plan) -> bool:
+    """Whether a streamed record ends with its row in the database (one
+    word after the targets): for the behaviours' and host callbacks'
+    pattern (rapsim.compiler.behaviours), since a streaming node's order
+    table holds places in a block, not rows."""
+    return bool(plan.network.behaviours or plan.host_hooks)
+
+
 class _StreamGen(_Gen):
     """The training program with streaming passes (module docstring)."""
 
     evaluating = False
+
+    def pattern_row(self, reg: str) -> None:
+        """The row word after the current record's targets."""
+        e = self.e
+        e.ins("LDI", "@cur", "R0")
+        e.ins("MPYI", "@hv_tgt_stride", "R0")
+        e.ins("ADDI", "@hv_db_tgt", "R0")
+        t = self.p.target_words
+        e.ins("ADDI", str(t) if t <= 32767 else "@" + e.const(str(t)), "R0")
+        e.ins("LDI", "R0", "AR0")
+        e.ins("LDI", "*AR0", reg, comment="the pattern's row in the database")
 
     def begin_pass(self, train: bool) -> None:
         e = self.e
@@ -101,7 +120,7 @@ class _StreamGen(_Gen):
         e.ins("STI", "R1", "@s_buf")
         e.ins("STI", "R1", "@hv_db_in", comment="records of the block")
         e.ins("LDI", "R1", "R0")
-        w = self.p.input_words
+        w = self.p.record_words
         e.ins("ADDI", str(w) if w <= 32767 else "@" + e.const(str(w)), "R0")
         e.ins("STI", "R0", "@hv_db_tgt", comment="their targets")
         e.ins("LDI", "@s_fd", "AR2")
@@ -170,9 +189,11 @@ class _StreamGen(_Gen):
             "        .global " + ", ".join(STREAM_VARS + logs)]
 
 
-def compile_streaming(network: Network, nodes: int, memory=None) -> Program:
-    """``network``'s training program with streamed pattern passes."""
+def compile_streaming(network: Network, nodes: int, memory=None, host_hooks=()) -> Program:
+    """``network``'s training program with streamed pattern passes
+    (``host_hooks``: as :func:`rapsim.compiler.build.compile_network`)."""
     plan = lower(network, nodes, memory)
+    plan.host_hooks = list(host_hooks)
     return build_program(plan, lambda long_branches: _StreamGen(plan, long_branches).program())
 
 
@@ -194,7 +215,10 @@ class StreamingHost(TrainingHost):
 
     @property
     def record_words(self) -> int:
-        return self.plan.input_words + self.plan.target_words
+        """Words of one streamed record: the inputs as the nodes hold them
+        (a binary layer's index list: ``plan.record_words``), then the
+        targets."""
+        return self.plan.record_words + self.plan.target_words + carries_rows(self.plan)
 
     def _sizes(self) -> dict[str, int]:
         sizes = super()._sizes()
@@ -207,10 +231,14 @@ class StreamingHost(TrainingHost):
 
     def _records(self, rows: np.ndarray) -> bytes:
         from rapsim.asm.floatfmt import to_single
+        from rapsim.compiler.host import node_records
         ins = [self.train.inputs] + ([self.test.inputs] if self.test else [])
-        tgs = [self.train.targets] + ([self.test.targets] if self.test else [])
-        recs = np.concatenate([np.concatenate(ins), np.concatenate(tgs)], axis=1)[rows]
-        return np.atleast_1d(to_single(recs.ravel())).astype("<u4").tobytes()
+        tgs = np.concatenate([self.train.targets] + ([self.test.targets] if self.test else []))
+        x = node_records(self.plan, np.concatenate(ins)[rows])
+        t = np.asarray(to_single(tgs[rows]), dtype=np.uint32).reshape(len(rows), -1)
+        parts = [x, t] + ([np.asarray(rows, np.uint32).reshape(-1, 1)]
+                          if carries_rows(self.plan) else [])
+        return np.concatenate(parts, axis=1).astype("<u4").tobytes()
 
     def _write(self, name: str, data: bytes) -> None:
         tmp = os.path.join(self.folder, name + ".tmp")
@@ -240,6 +268,7 @@ class StreamingHost(TrainingHost):
         sim.write(sym["s_block"], [self.block])
         for name in self.plan.outputs:
             sim.write(sym[f"s_logbase_{name}"], [self.addr["log_" + name]])
+        self.start_nets(sim)
         from rapsim.compiler.codegen import SYS_TRAIN
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
@@ -252,6 +281,14 @@ class StreamingHost(TrainingHost):
 
     def _eval_order_words(self) -> np.ndarray:
         return np.arange(self.block)
+
+    def current_row(self, sim, node: int) -> int:
+        """The row in the database of the pattern node ``node`` works on
+        (carried by the streamed record: :func:`carries_rows`)."""
+        sym = self.program.image.symbols
+        cur, tgt, stride = (int(sim.read(sym[s], 1, node)[0])
+                            for s in ("cur", "hv_db_tgt", "hv_tgt_stride"))
+        return int(sim.read(tgt + cur * stride + self.plan.target_words, 1, node)[0])
 
     def read_outputs(self, sim) -> np.ndarray:
         """The last evaluation pass's outputs, from the nodes' log files."""

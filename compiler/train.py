@@ -54,7 +54,7 @@ class TrainResult:
     network: str
     config: MachineConfig
     epochs: list[EpochStats]
-    stopped_by: str                     # "schedule" (rate 0) or "epochs"
+    stopped_by: str                     # "schedule" (rate 0), "epochs" or "behaviour"
     weights: Weights                    # read back from the nodes
     outputs: np.ndarray                 # last evaluation pass: training, then test patterns
     train_patterns: int
@@ -149,7 +149,9 @@ class _Schedule:
         self.on_epoch = on_epoch
         self.history: list[EpochStats] = list(resume.history) if resume else []
         self.rate = resume.rate if resume else 0.0
-        self.stopped_by = resume.stopped_by if resume else "epochs"
+        # a run a behaviour stopped goes on when resumed
+        self.stopped_by = (resume.stopped_by if resume and resume.stopped_by != "behaviour"
+                           else "epochs")
 
     def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
         if outputs is not None:
@@ -187,7 +189,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 max_cycles: int = DEFAULT_MAX_CYCLES, sampler=None,
                 sample_every: int = 0, resume: TrainingState | None = None,
                 stats: list[str] | None = None, stream: bool | None = None,
-                stream_block: int | None = None, instrument=None) -> TrainResult:
+                stream_block: int | None = None, instrument=None,
+                callbacks: dict | None = None) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
     machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook);
@@ -208,7 +211,11 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     ``stream_block`` records (rapsim.compiler.stream) -- True: always;
     None (the default): only when the database does not fit a node's
     memory (the program is then recompiled with streaming passes); False:
-    never (a database that does not fit is an error)."""
+    never (a database that does not fit is an error).
+
+    ``callbacks``: host callbacks (rapsim.compiler.behaviours), at hook
+    points the program was compiled with (``compile_network(...,
+    host_hooks=...)``)."""
     from rapsim.machine import Simulator
     net = program.plan.network
     if config.nodes != program.plan.nodes:
@@ -242,7 +249,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     if not streaming:
         host = TrainingHost(program, *args, first_epoch=first)
         if stream or (stream is None and not host.fits()):
-            program = compile_streaming(net, config.nodes, config.memory)
+            program = compile_streaming(net, config.nodes, config.memory,
+                                        host_hooks=program.plan.host_hooks)
             streaming = True
     folder = tempfile.TemporaryDirectory(prefix="rap-stream-") if streaming else None
     try:
@@ -252,6 +260,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".")
         sim.load(program.image)
         host.load(sim)
+        hooks = _hook_host(program, callbacks, host, sim)
         host.write_weights(sim, weights or initial_weights(net),
                            resume.momentum if resume is not None else None)
         if instrument is not None:
@@ -266,6 +275,10 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         if not res.ok or res.exit_status:
             raise TrainingFailed("the simulated RAP stopped before training finished: "
                                  + "; ".join(res.messages or [f"exit status {res.exit_status}"]))
+        if hooks is not None and hooks.stopped is not None:
+            if hooks.stopped.event == "after_epoch":    # that epoch's evaluation pass is done
+                sched(hooks.stopped_epoch + 1, host.read_outputs(sim))
+            sched.stopped_by = "behaviour"
         outputs = (host.read_outputs(sim) if host.evaluated       # (a stream's: in its files)
                    else np.zeros((0, program.plan.target_words)))
     finally:
@@ -284,6 +297,22 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        state, sched.stats)
 
 
+def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
+    """The server of the program's HOOK host calls, or None."""
+    from rapsim.compiler.behaviours import SYS_HOOK, HookHost, hook_points
+    points = program.plan.host_hooks
+    if not callbacks and not points:
+        return None
+    given = hook_points(callbacks or {}, program.plan.network)
+    if set(given) != set(points):
+        raise RapError(f"the program was compiled with host hooks at {points}, the callbacks "
+                       f"are for {list(given)}: compile with compile_network(..., "
+                       f"host_hooks=...) for the same points")
+    hooks = HookHost(list(points), given, host)
+    sim.daemon.add_service(SYS_HOOK, hooks.serve)
+    return hooks
+
+
 def train(network: Network, train_set: PatternData, test_set: PatternData | None = None, *,
           nodes: int | None = None, config: MachineConfig | None = None,
           weights: Weights | None = None, epochs: int | None = None,
@@ -291,7 +320,7 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           max_cycles: int = DEFAULT_MAX_CYCLES,
           resume: TrainingState | None = None,
           stats: list[str] | None = None, stream: bool | None = None,
-          stream_block: int | None = None) -> TrainResult:
+          stream_block: int | None = None, callbacks: dict | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -299,12 +328,18 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     test sets after every epoch.  ``weights`` default to the reference's
     initial weights, ``epochs`` to ``network.training.epochs``;
     ``on_epoch(stats)`` is called after every epoch; ``resume``, ``stats``, ``stream``,
-    ``stream_block``: see :func:`run_program`."""
+    ``stream_block``: see :func:`run_program`.  ``callbacks``: host
+    callbacks, ``{event or (event, layer): fn(ctx)}``
+    (:mod:`rapsim.compiler.behaviours`), each run through a host call that
+    stops the nodes at its point (its simulated cost is in the figures)."""
+    from rapsim.compiler.behaviours import hook_points
     config = config or MachineConfig(nodes=nodes or 1)
-    program = compile_network(network, config.nodes, config.memory)
+    points = list(hook_points(callbacks or {}, network))
+    program = compile_network(network, config.nodes, config.memory, host_hooks=points)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
-                       stats=stats, stream=stream, stream_block=stream_block)
+                       stats=stats, stream=stream, stream_block=stream_block,
+                       callbacks=callbacks)
 
 
 @dataclass
@@ -314,8 +349,9 @@ class _Random:
 
 
 def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
-    """``count`` patterns of uniform random inputs in [0, 1) and one-hot
-    targets (one unit per output layer), for performance runs."""
+    """``count`` patterns of uniform random inputs in [0, 1) (0 or 1 with
+    equal chances in binary layers) and one-hot targets (one unit per
+    output layer), for performance runs."""
     from .data import MAX_PATTERN_BYTES
     words = sum(network.layers[n].size for n in network.inputs)
     width = words + sum(network.layers[n].size for n in network.outputs)
@@ -330,7 +366,14 @@ def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
         t = np.zeros((count, size))
         t[np.arange(count), rng.integers(0, size, count)] = 1.0
         targets.append(t)
-    return _Random(rng.random((count, words)), np.concatenate(targets, axis=1))
+    inputs = rng.random((count, words))
+    col = 0
+    for name in network.inputs:             # binary layers: units on with probability 1/2
+        size = network.layers[name].size
+        if network.layers[name].kind == "binary":
+            inputs[:, col:col + size] = inputs[:, col:col + size] < 0.5
+        col += size
+    return _Random(inputs, np.concatenate(targets, axis=1))
 
 
 def measurement_network(network: Network) -> Network:

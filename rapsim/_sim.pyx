@@ -12,7 +12,7 @@ see rapsim.machine for the documented API.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from cpython.exc cimport PyErr_CheckSignals
 
 include "_isa_gen.pxi"
@@ -54,6 +54,12 @@ ERRORS = {ERR_NONE: "none", ERR_ILLEGAL: "illegal instruction",
 STALL_CAUSES = ("branch", "register_conflict", "memory_wait", "bus_conflict",
                 "ring_read", "ring_write", "host_call")
 REGION_NAMES = ("SRAM", "DRAM", "RAM0", "RAM1", "RINGIO")
+#: the causes of a trace record's stall cycles: the core's, then the CPU's
+#: waits for a DMA access (periph.pxi) and the cycles asleep in IDLE
+TRACE_CAUSES = STALL_CAUSES + ("dma", "idle")
+#: trace record kinds (TraceRec.kind, core/probe.pxi)
+RECORD_KINDS = {RK_INSTR: "instruction", RK_INTERRUPT: "interrupt", RK_IDLE: "idle",
+                RK_DMA_RING: "dma-ring"}
 #: interrupt flags by IF bit (guide 3.1.8)
 INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "RINT1",
                    "TINT0", "TINT1", "DINT")
@@ -62,7 +68,8 @@ INTERRUPT_NAMES = ("INT0", "INT1", "INT2", "INT3", "XINT0", "RINT0", "XINT1", "R
 TRACE_DTYPE = np.dtype([
     ("cycle", "<i8"), ("t_exec", "<i8"), ("end", "<i8"), ("pc", "<u4"), ("word", "<u4"),
     ("node", "<i4"), ("status", "u1"), ("nreg", "u1"), ("nmem", "u1"), ("rpts", "u1"),
-    ("stall", "<u4", (NSTALL,)), ("reg", "u1", (TR_MAXREG,)), ("rexp", "i1", (TR_MAXREG,)),
+    ("kind", "u1"), ("irq", "u1"), ("dma_words", "<u4"), ("stall", "<u4", (NTRACE_CAUSE,)),
+    ("reg", "u1", (TR_MAXREG,)), ("rexp", "i1", (TR_MAXREG,)),
     ("regval", "<u4", (TR_MAXREG,)), ("mkind", "u1", (TR_MAXMEM,)), ("maddr", "<u4", (TR_MAXMEM,)),
     ("mval", "<u4", (TR_MAXMEM,)), ("mtime", "<i8", (TR_MAXMEM,))])
 assert TRACE_DTYPE.itemsize == sizeof(TraceRec)
@@ -409,6 +416,20 @@ cdef class Machine:
             },
         }
 
+    def periph_state(self, int i):
+        """Node i's on-chip peripherals as the CPU would read them now: every
+        DMA and timer register (guide 12.3.2, 12.1.2: the DMA's STAT bits and
+        the timer counters at the node's cycle), and whether the node sleeps
+        in IDLE or its DMA channel waits for the ring."""
+        cdef Node* n = self._node(i)
+        regs = {a: periph_read(n, a, n.cycle) for a in
+                (RAP_DMA_GCR, RAP_DMA_SRC, RAP_DMA_DST, RAP_DMA_CNT,
+                 RAP_TIMER0_BASE, RAP_TIMER0_BASE + 4, RAP_TIMER0_BASE + 8,
+                 RAP_TIMER1_BASE, RAP_TIMER1_BASE + 4, RAP_TIMER1_BASE + 8)}
+        return {"registers": regs, "dma_running": bool(n.p.dma_run),
+                "dma_ring_wait": n.p.dma_wait != 0, "idle": bool(n.p.idle),
+                "timer_running": [bool(n.p.tim_run[0]), bool(n.p.tim_run[1])]}
+
     def dma_waiting(self, int i):
         """True if node i waits for the ring because of its DMA channel."""
         cdef Node* n = self._node(i)
@@ -471,16 +492,20 @@ cdef class Machine:
     def probe_trace(self, int i, int64_t t_from=0, int64_t t_to=0x3FFFFFFFFFFFFFFF, int capacity=8192):
         """Record every instruction node i starts in [t_from, t_to) (drain
         them with probe_drain).  Called again, it changes the window and
-        keeps the records not drained yet (and the buffer's capacity)."""
+        keeps the records not drained yet (and the buffer's capacity).  A
+        buffer of 16 records or more never loses a DMA ring record."""
         cdef Probe* p = self._probe(i)
-        if capacity < 1:
-            raise ValueError("capacity must be positive")
+        if capacity < 2:
+            raise ValueError("capacity must be at least 2 records")
         if p.buf == NULL:
             p.buf = <TraceRec*>calloc(capacity, sizeof(TraceRec))
             if p.buf == NULL:
                 raise MemoryError("cannot allocate the trace buffer")
             p.cap = capacity
             p.len = 0
+            p.reserve = DMA_RESERVE if capacity >= 2 * DMA_RESERVE else 1
+            p.dma_seen = self.nodes[i].p.dma_words
+            p.last_pc = self.nodes[i].pc
         p.trace = 1
         p.t_from = t_from
         p.t_to = t_to
@@ -537,6 +562,12 @@ cdef class Machine:
         if p.hit == HIT_FULL:
             p.hit = HIT_NONE
         return a
+
+    def probe_dropped(self, int i):
+        """DMA ring records of node i lost to a full trace buffer (0 unless
+        one step moved more ring words than the buffer holds)."""
+        cdef Node* n = self._node(i)
+        return (<Probe*>n.probe).dropped if n.probe != NULL else 0
 
     def probe_off(self, int i):
         """Remove node i's instrumentation (it runs the plain loop again)."""

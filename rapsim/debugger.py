@@ -308,7 +308,9 @@ class Debugger(cmd.Cmd):
                         self._report_stop(res)
                         return
                     continue
+                before = _periph_marks(sim, n)
                 st = sim.step(n)
+                self._peripheral_event(n, before)
                 if sim.step_stop is not None:
                     self._report_stop(_stop_result(sim, n))
                     return
@@ -317,10 +319,26 @@ class Debugger(cmd.Cmd):
         for n in shown:
             self.say(self._node_line(n))
 
+    def _peripheral_event(self, n: int, before: tuple[int, int, dict, int]) -> None:
+        """Say what a step did that was not an instruction: an interrupt
+        taken (guide 7.6) or a sleep in IDLE (it counts as a step)."""
+        sim = self.sim
+        instret, idle, ints, cycle = before
+        if sim.core.instret(n) != instret:
+            return
+        now = sim.core.counters(n)["periph"]
+        taken = [k for k, v in now["interrupts"].items() if v != ints[k]]
+        if taken:
+            self.say(f"node {n}: interrupt {taken[0]} taken at cycle {cycle}: PC pushed, "
+                     f"GIE cleared, vector -> {self.where(sim.core.get_pc(n), n)}")
+        elif now["idle_cycles"] != idle:
+            self.say(f"node {n}: asleep in IDLE from cycle {cycle} to {sim.core.cycle(n)}")
+
     def do_step(self, arg):
         """step [COUNT] [node N | all]: execute COUNT instructions (default 1)
         of the current node, node N, or every node in turn.  A node waiting
-        for the ring stays waiting."""
+        for the ring stays waiting.  Taking an interrupt, or sleeping in IDLE
+        until one, is a step of its own (and says so)."""
         self._step_nodes(arg, over=False)
 
     do_s = do_step
@@ -445,6 +463,17 @@ class Debugger(cmd.Cmd):
             if st.startswith("ring"):
                 self.say(f"node {n} {st}: {self.where(sim.core.get_pc(n), n)}")
 
+    def do_periph(self, arg):
+        """periph [node N]: the on-chip peripherals: interrupt flags and
+        enables, the DMA channel's and the timers' registers as the CPU would
+        read them now, and their counters."""
+        words, nodes = self._split(arg)
+        if words:
+            raise DebugError("usage: periph [node N]")
+        for n in nodes or [self.node]:
+            for line in periph_text(self.sim, n):
+                self.say(line)
+
     def do_quit(self, arg):
         """quit: leave the debugger."""
         return True
@@ -476,6 +505,55 @@ def _nodes_text(nodes) -> str:
     if nodes is None:
         return "all nodes"
     return "node " + ",".join(map(str, nodes))
+
+
+def _periph_marks(sim, n: int) -> tuple[int, int, dict, int]:
+    """What tells a step that took an interrupt or slept in IDLE."""
+    c = sim.core.counters(n)
+    return c["instructions"], c["periph"]["idle_cycles"], c["periph"]["interrupts"], c["cycles"]
+
+
+_DMA_START = ("reset", "halt (access)", "halt (transfer)", "start")
+_DMA_STAT = {0: "held between transfers", 1: "held between a read and its write", 3: "busy"}
+
+
+def periph_text(sim, n: int) -> list[str]:
+    """The ``periph`` command's lines for node n (guide 3.1.8-3.1.9: IF and
+    IE; 12.3.2: the DMA global control; 12.1.2: the timer global control)."""
+    from rapsim import _sim
+    from rapsim.memmap import DMA_CNT, DMA_DST, DMA_GCR, DMA_SRC, TIMER0_BASE, TIMER1_BASE
+    r = sim.registers(n)
+    ps = sim.core.periph_state(n)
+    regs = ps["registers"]
+    c = sim.core.counters(n)["periph"]
+
+    def flags(v: int, shift: int = 0) -> str:
+        names = [nm for k, nm in enumerate(_sim.INTERRUPT_NAMES) if (v >> (k + shift)) & 1]
+        return ",".join(names) or "-"
+    gie = "on" if r["ST"] & 0x2000 else "off"
+    out = [f"node {n}, cycle {sim.core.cycle(n)}: GIE {gie}, IF {r['IF']:08X} ({flags(r['IF'])}), "
+           f"IE {r['IE']:08X} (CPU {flags(r['IE'])}; DMA {flags(r['IE'], 16)})"
+           + (", asleep in IDLE" if ps["idle"] else "")]
+    g = regs[DMA_GCR]
+    state = "running" if ps["dma_running"] else "stopped"
+    if ps["dma_ring_wait"]:
+        state += ", waiting for the ring"
+    out.append(f"  DMA  GCR {g:08X} (START {_DMA_START[g & 3]}, STAT "
+               f"{_DMA_STAT.get((g >> 2) & 3, 'reserved')}, SYNC {(g >> 8) & 3}, "
+               f"TC {(g >> 10) & 1}, TCINT {(g >> 11) & 1}, PRI {(g >> 12) & 3}) {state}")
+    out.append(f"       SRC {regs[DMA_SRC]:06X}  DST {regs[DMA_DST]:06X}  CNT {regs[DMA_CNT]:06X}"
+               f"  words moved {c['dma_words']}, CPU lost to DMA {c['cpu_lost_to_dma']}, "
+               f"DMA lost to CPU {c['dma_lost_to_cpu']}, DMA ring wait {c['dma_ring_wait']}")
+    for k, base in enumerate((TIMER0_BASE, TIMER1_BASE)):
+        g = regs[base]
+        mode = "clock" if g & 0x100 else "pulse"
+        counting = "counting" if ps["timer_running"][k] else "held"
+        out.append(f"  TIM{k} GCR {g:08X} (HLD_ {(g >> 7) & 1}, {mode} mode, CLKSRC "
+                   f"{(g >> 9) & 1}, TSTAT {(g >> 11) & 1}) {counting}  PRD {regs[base + 8]:08X}"
+                   f"  CNT {regs[base + 4]:08X}")
+    taken = ", ".join(f"{k} {v}" for k, v in c["interrupts"].items() if v) or "none"
+    out.append(f"  interrupts taken: {taken}; IDLE cycles {c['idle_cycles']}")
+    return out
 
 
 def _stop_result(sim, node):

@@ -4,11 +4,13 @@
 instruction's record is charged, by its PC, with its cycles (``end -
 cycle``: its own stalls included) and its stall cycles by cause; an
 instruction that wrote HOST_CALL is also charged the host call's time (the
-daemon charges ``hostcall_cycles`` after it).  The aggregation is numpy over
-each chunk of records, never Python per instruction, and the total is exact:
-the cycles of all PCs add up to the node-cycles of the run (what an
-interrupt dispatch costs between two instructions is not an instruction's,
-and is left out).
+daemon charges ``hostcall_cycles`` after it).  The on-chip peripherals'
+events are charged too: an interrupt's dispatch (its pipeline flush, as
+``branch`` cycles) to the first instruction of its service routine (the
+vector's target), a sleep in IDLE (cause ``idle``) to the IDLE instruction;
+neither counts as an instruction.  The aggregation is numpy over each chunk
+of records, never Python per instruction, and the total is exact: the
+cycles of all PCs add up to the node-cycles of the run.
 
 PCs map to source lines through the image's line table and to routines
 through its symbols: a routine is a global name that a CALL in the image
@@ -26,9 +28,10 @@ import numpy as np
 
 from rapsim import _sim
 from rapsim.asm.decoder import decode
-from rapsim.trace import STATUS_HOSTCALL
+from rapsim.probes import select
+from rapsim.trace import KIND_DMA_RING, KIND_INSTR, KIND_INTERRUPT, STATUS_HOSTCALL
 
-STALL_CAUSES = _sim.STALL_CAUSES
+STALL_CAUSES = _sim.TRACE_CAUSES
 _COLS = 2 + len(STALL_CAUSES)          # instructions, cycles, stalls...
 
 
@@ -84,10 +87,17 @@ class LineProfile:
         self._pc: dict[int, np.ndarray] = {}
 
     def __call__(self, recs: np.ndarray) -> None:
-        pcs, inv = np.unique(recs["pc"], return_inverse=True)
+        if (recs["kind"] == KIND_DMA_RING).any():     # (no cycles of the CPU's)
+            recs = select(recs, recs["kind"] != KIND_DMA_RING)
+        kind = recs["kind"]
+        # an interrupt is charged to its service routine: the vector's target
+        # (the record's second access, the vector word read)
+        pc = np.where(kind == KIND_INTERRUPT, recs["mval"][:, 1], recs["pc"])
+        pcs, inv = np.unique(pc, return_inverse=True)
         cycles = (recs["end"] - recs["cycle"]).astype(np.float64)
         host = np.where(recs["status"] == STATUS_HOSTCALL, self.hostcall_cycles, 0)
-        cols = [np.bincount(inv, minlength=len(pcs)).astype(np.float64),
+        cols = [np.bincount(inv, weights=(kind == KIND_INSTR).astype(np.float64),
+                            minlength=len(pcs)),
                 np.bincount(inv, weights=cycles + host, minlength=len(pcs))]
         for k, cause in enumerate(STALL_CAUSES):
             w = recs["stall"][:, k].astype(np.float64)
@@ -201,7 +211,7 @@ def annotated_listing(rep: dict, top: int = 10) -> str:
     total = max(rep["total"]["cycles"], 1)
     short = {"branch": "br", "register_conflict": "reg", "memory_wait": "wait",
              "bus_conflict": "bus", "ring_read": "ringR", "ring_write": "ringW",
-             "host_call": "host"}
+             "host_call": "host", "dma": "dma", "idle": "idle"}
     out = [f"{rep['total']['cycles']} node-cycles on {rep['nodes']} node(s), "
            f"{rep['total']['instructions']} instructions",
            "", f"{'cycles':>12} {'%':>6} {'instrs':>10}  stalls by cause            routine"]

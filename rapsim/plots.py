@@ -104,8 +104,10 @@ def timeline_figure(doc: dict, path: str, title: str = "") -> None:
     """Draw a trace-event timeline (rapsim.timeline) as an image (PNG, or
     SVG by the file's extension): a row per node with its routine slices
     (one colour per routine, labelled where there is room), ring waits
-    hatched in red and host calls in grey over them, and the ring
-    utilisation counter below.  Time axis in cycles."""
+    hatched in red, host calls in grey and the on-chip peripherals' waits
+    (IDLE dotted, DMA waits hatched in orange) over them, and the ring
+    utilisation counter below (with the DMA words per cycle when a DMA
+    channel moved any).  Time axis in cycles."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -115,7 +117,8 @@ def timeline_figure(doc: dict, path: str, title: str = "") -> None:
     lo, hi = doc["otherData"]["cycles"]
     nodes = doc["otherData"]["nodes"]
     xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
-    routines = sorted({e["name"] for e in xs if not e["name"].startswith(("ring", "host"))})
+    waits = ("ring", "host", "IDLE", "DMA wait")
+    routines = sorted({e["name"] for e in xs if not e["name"].startswith(waits)})
     cmap = plt.get_cmap("tab20")
     colour = {r: cmap(i % 20) for i, r in enumerate(routines)}
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(13, 1.0 + 0.55 * nodes + 1.6), sharex=True,
@@ -129,6 +132,12 @@ def timeline_figure(doc: dict, path: str, title: str = "") -> None:
                            hatch="////", linewidth=0.4)
         elif name.startswith("host"):
             ax.broken_barh([(a, d)], (n - 0.42, 0.84), facecolor="0.6")
+        elif name == "IDLE":
+            ax.broken_barh([(a, d)], (n - 0.42, 0.84), facecolor="0.9", edgecolor="0.4",
+                           hatch="..", linewidth=0.4)
+        elif name == "DMA wait":
+            ax.broken_barh([(a, d)], (n - 0.42, 0.84), facecolor="none", edgecolor="tab:orange",
+                           hatch="\\\\", linewidth=0.4)
         else:
             ax.broken_barh([(a, d)], (n - 0.35, 0.7), facecolor=colour[name],
                            edgecolor="white", linewidth=0.3)
@@ -145,9 +154,16 @@ def timeline_figure(doc: dict, path: str, title: str = "") -> None:
     if title:
         ax.set_title(title, fontsize=10)
     cs = sorted((e["ts"] / us, e["args"]["utilisation"]) for e in doc["traceEvents"]
-                if e["ph"] == "C")
+                if e["ph"] == "C" and e["name"] == "ring utilisation")
     if cs:
-        ax2.step([c for c, _ in cs], [100 * u for _, u in cs], where="post", color="tab:blue")
+        ax2.step([c for c, _ in cs], [100 * u for _, u in cs], where="post", color="tab:blue",
+                 label="ring use %")
+    ds = sorted((e["ts"] / us, e["args"]["words per cycle"]) for e in doc["traceEvents"]
+                if e["ph"] == "C" and e["name"] == "DMA words")
+    if ds:
+        ax2.step([c for c, _ in ds], [100 * u for _, u in ds], where="post", color="tab:orange",
+                 label="DMA words per 100 cycles")
+        ax2.legend(fontsize=6, loc="upper right", frameon=False)
     ax2.set_ylabel("ring use %", fontsize=8)
     ax2.set_xlabel("cycle")
     ax2.set_ylim(0, 105)

@@ -172,6 +172,12 @@ class Probes:
                                        capacity)
             self._trace_nodes.add(n)
 
+    @property
+    def dropped(self) -> int:
+        """DMA ring records lost to a full trace buffer, all nodes (0 unless
+        one instruction's time saw more DMA ring words than a buffer holds)."""
+        return sum(self._sim.core.probe_dropped(n) for n in self._trace_nodes)
+
     def untrace(self) -> None:
         """Drain the records left and stop tracing."""
         self.drain()

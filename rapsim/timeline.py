@@ -12,8 +12,15 @@ https://ui.perfetto.dev and chrome://tracing:
   by the routine's label), and inside them the ring waits ("ring read wait",
   "ring write wait") and host calls ("host call"); a node still waiting on
   the ring when the run stops gets a last slice "ring read wait (at end)";
+* the on-chip peripherals' events on the same tracks: an interrupt's service,
+  from its dispatch to the end of the RETI ("interrupt TINT0", nesting like
+  a routine), a sleep in IDLE ("IDLE"), and the CPU's waits for a DMA access
+  ("DMA wait");
 * "C" (counter) events on pid 0, "ring utilisation": words written to the
-  ring in each bucket of cycles / (nodes x bucket), 0..1.
+  ring (by the CPUs and the DMA channels) in each bucket of cycles /
+  (nodes x bucket), 0..1; and, when a DMA
+  channel moved words, "DMA words": the words all nodes' channels wrote in
+  the bucket / bucket (words per cycle).
 
 Timestamps are simulated time in microseconds (cycle / clock rate); every
 event's ``args`` also carry the cycle.  The timeline is built from the
@@ -33,10 +40,13 @@ import numpy as np
 
 from rapsim.asm.decoder import decode
 from rapsim.memmap import RING_DATA
+from rapsim import _sim
 from rapsim.probes import select
-from rapsim.trace import STATUS_HOSTCALL
+from rapsim.trace import (KIND_DMA_RING, KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES,
+                          STATUS_HOSTCALL)
 
 SC_REGCONF, SC_RING_READ, SC_RING_WRITE = 1, 4, 5
+TC_DMA = STALL_CAUSES.index("dma")
 _CALL, _RET = 1, 2
 _SP = 20            # register number of SP (rapsim.asm.isa.REG["SP"])
 
@@ -67,6 +77,7 @@ class Timeline:
         self._pending: dict[int, int] = {}       # node -> start cycle of a routine being entered
         self.slices: list[tuple[int, str, int, int, dict]] = []   # node, name, start, end, args
         self._writes: list[np.ndarray] = []
+        self._dma: list[np.ndarray] = []        # rows (t, words)
         self.hostcall = sim.config.hostcall_cycles
 
     def _kinds_of(self, words: np.ndarray) -> np.ndarray:
@@ -79,7 +90,11 @@ class Timeline:
 
     def __call__(self, recs: np.ndarray) -> None:
         sp_changed = np.any((recs["reg"] == _SP) & (np.arange(8) < recs["nreg"][:, None]), axis=1)
-        kinds = np.where(sp_changed, self._kinds_of(recs["word"]), 0)
+        instr = recs["kind"] == KIND_INSTR
+        kinds = np.where(sp_changed & instr, self._kinds_of(recs["word"]), 0)
+        dma = recs["dma_words"] > 0
+        if dma.any():
+            self._dma.append(np.stack([recs["t_exec"][dma], recs["dma_words"][dma]], axis=1))
         # ring-data writes, for the utilisation counter
         wr = ((recs["mkind"] & 1) == 1) & (recs["maddr"] == RING_DATA) \
             & (np.arange(4) < recs["nmem"][:, None])
@@ -94,22 +109,33 @@ class Timeline:
     def _node(self, n: int, recs: np.ndarray, kinds: np.ndarray) -> None:
         st = recs["stall"]
         interesting = (kinds != 0) | (st[:, SC_RING_READ] > 0) | (st[:, SC_RING_WRITE] > 0) \
-            | (recs["status"] == STATUS_HOSTCALL)
+            | (st[:, TC_DMA] > 0) | (recs["status"] == STATUS_HOSTCALL) \
+            | (recs["kind"] != KIND_INSTR)
         idx = np.flatnonzero(interesting)
         if n in self._pending and len(recs):
             self._enter(n, int(recs["pc"][0]))
         sub = select(recs, idx)
         cols = zip(idx.tolist(), sub["cycle"].tolist(), sub["stall"].tolist(),
                    sub["pc"].tolist(), sub["status"].tolist(), sub["end"].tolist(),
-                   kinds[idx].tolist())
+                   kinds[idx].tolist(), sub["kind"].tolist(), sub["irq"].tolist())
         pcs = recs["pc"]
-        for i, cycle, stall, pc, status, end, kind in cols:
+        for i, cycle, stall, pc, status, end, kind, rkind, irq in cols:
+            if rkind == KIND_INTERRUPT:     # its service nests like a routine, up to RETI
+                self._stack[n].append((f"interrupt {_sim.INTERRUPT_NAMES[irq]}", cycle))
+                continue
+            if rkind == KIND_IDLE:
+                self.slices.append((n, "IDLE", cycle, end, {"pc": pc}))
+                continue
+            if rkind == KIND_DMA_RING:      # (counted in the ring utilisation only)
+                continue
             c = cycle + stall[SC_REGCONF]
-            rr, rw = stall[SC_RING_READ], stall[SC_RING_WRITE]
+            rr, rw, dw = stall[SC_RING_READ], stall[SC_RING_WRITE], stall[TC_DMA]
             if rr:
                 self.slices.append((n, "ring read wait", c, c + rr, {"pc": pc}))
             if rw:
                 self.slices.append((n, "ring write wait", c + rr, c + rr + rw, {"pc": pc}))
+            if dw:
+                self.slices.append((n, "DMA wait", c + rr + rw, c + rr + rw + dw, {"pc": pc}))
             if status == STATUS_HOSTCALL and self.hostcall:
                 self.slices.append((n, "host call", end, end + self.hostcall, {"pc": pc}))
             if kind == _CALL:
@@ -180,6 +206,15 @@ class Timeline:
             cyc = lo + k * bucket
             out.append({"ph": "C", "pid": 0, "tid": 0, "name": "ring utilisation", "ts": cyc * self.us,
                         "args": {"utilisation": c / (self.sim.nodes * bucket)}})
+        if self._dma:
+            d = np.concatenate(self._dma)
+            d = d[(d[:, 0] >= lo) & (d[:, 0] < hi)]
+            words = np.bincount((d[:, 0] - lo) // bucket, weights=d[:, 1],
+                                minlength=len(counts))
+            for k, c in enumerate(words.tolist()):
+                out.append({"ph": "C", "pid": 0, "tid": 0, "name": "DMA words",
+                            "ts": (lo + k * bucket) * self.us,
+                            "args": {"words per cycle": c / bucket}})
         return out
 
     def document(self) -> dict:

@@ -17,6 +17,25 @@ Host-call time is charged by the daemon after the instruction that wrote
 HOST_CALL (its record has status "hostcall"): the next instruction of that
 node starts ``hostcall_cycles`` later.
 
+The on-chip peripherals (rapsim/core/periph.pxi) add to this:
+
+* an instruction whose accesses waited for a DMA access holding their
+  resource has ``dma`` stall cycles (after the ring waits, before ``t_exec``);
+* ``dma_words``: the words the node's DMA channel wrote since the node's
+  previous record (printed ``dma+N``);
+* records that are not instructions (``kind``): an interrupt taken (guide
+  7.6: PC pushed, GIE cleared, the vector read; ``pc`` is the interrupted
+  instruction's, ``irq`` the IF bit, its cycles ``branch``), printed
+  ``interrupt TINT0 -> 0001F5``; and a sleep in IDLE (``pc`` the IDLE's, its
+  cycles ``idle``), printed ``(asleep in IDLE)``; and a ring word the DMA
+  channel read, wrote or forwarded (``cycle`` = ``t_exec`` = ``end``: the
+  access's cycle, ``pc`` the CPU's, its one access the word), printed
+  ``(DMA channel)`` before the line of the instruction during which it
+  moved (its cycle may be earlier or later than that line's);
+* peripheral registers (DMA_GCR, TIMER0_CNT, ...) are named; their value is
+  the register as it reads after the instruction (a write shows the register
+  read back: the timer's GO bit reads 0, the DMA's STAT bits are live).
+
 A line of the text trace::
 
     n0 c=13 pc=000047 prog.asm:12 | CALL sub | SP=00000001 | wr 000001=00000048 | branch=3
@@ -37,12 +56,17 @@ import numpy as np
 from rapsim import _sim
 from rapsim.asm import isa
 from rapsim.asm.floatfmt import from_extended
-from rapsim.memmap import HOST_CALL, NODE_COUNT, NODE_ID, RING_DATA, RING_FWD, RING_STAT
+from rapsim.memmap import (HOST_CALL, NODE_COUNT, NODE_ID, PERIPH_REGISTERS, RING_DATA,
+                           RING_FWD, RING_STAT)
 
-STALL_CAUSES = _sim.STALL_CAUSES
+STALL_CAUSES = _sim.TRACE_CAUSES
 STATUS_HOSTCALL = [k for k, v in _sim.STATUS.items() if v == "hostcall"][0]
+KIND_INSTR, KIND_INTERRUPT, KIND_IDLE, KIND_DMA_RING = (
+    [k for k, v in _sim.RECORD_KINDS.items() if v == name][0]
+    for name in ("instruction", "interrupt", "idle", "dma-ring"))
 RING_REGISTERS = {RING_DATA: "RING_DATA", RING_STAT: "RING_STAT", RING_FWD: "RING_FWD",
-                  NODE_ID: "NODE_ID", NODE_COUNT: "NODE_COUNT", HOST_CALL: "HOST_CALL"}
+                  NODE_ID: "NODE_ID", NODE_COUNT: "NODE_COUNT", HOST_CALL: "HOST_CALL",
+                  **PERIPH_REGISTERS}
 MK_WRITE = 1
 
 
@@ -88,6 +112,14 @@ class Source:
         files = self.sim.image.files
         return f"{files[f] if 0 <= f < len(files) else '?'}:{ln}"
 
+    def event(self, kind: int, irq: int, maddr: list, mval: list) -> str:
+        """The text of a record that is no instruction (interrupt, IDLE)."""
+        if kind == KIND_INTERRUPT:
+            return f"interrupt {_sim.INTERRUPT_NAMES[irq]} -> {mval[1]:06X}"
+        if kind == KIND_DMA_RING:
+            return "(DMA channel)"
+        return "(asleep in IDLE)"
+
     def disassembly(self, pc: int, word: int) -> str:
         key = (pc, word)
         text = self._dis.get(key)
@@ -98,7 +130,7 @@ class Source:
 
 
 _FIELDS = ("node", "cycle", "pc", "word", "nreg", "reg", "regval", "rexp", "nmem", "mkind",
-           "maddr", "mval", "stall", "rpts", "status")
+           "maddr", "mval", "stall", "rpts", "status", "kind", "irq", "dma_words")
 
 
 def format_records(recs: np.ndarray, src: Source) -> list[str]:
@@ -110,15 +142,21 @@ def format_records(recs: np.ndarray, src: Source) -> list[str]:
                           | recs["regval"].astype(np.int64)).tolist()
     out = []
     for (node, cycle, pc, word, nreg, reg, regval, rexp, nmem, mkind, maddr, mval, stall,
-         rpts, status), fv in zip(zip(*cols), fvals):
+         rpts, status, kind, irq, dma), fv in zip(zip(*cols), fvals):
         regs = " ".join(register_text(reg[k], regval[k], rexp[k], fv[k])
                         for k in range(nreg)) or "-"
         mem = " ".join(access_text(bool(mkind[k] & MK_WRITE), maddr[k], mval[k])
-                       for k in range(nmem)) or "-"
+                       for k in range(nmem))
+        if dma:
+            mem = f"{mem} dma+{dma}" if mem else f"dma+{dma}"
         st = " ".join(f"{STALL_CAUSES[k]}={v}" for k, v in enumerate(stall) if v) or "-"
-        flags = (" (rpts)" if rpts else "") + (" (host call)" if status == STATUS_HOSTCALL else "")
+        if kind != KIND_INSTR:
+            what = src.event(kind, irq, maddr, mval)
+        else:
+            what = src.disassembly(pc, word) + (" (rpts)" if rpts else "") \
+                + (" (host call)" if status == STATUS_HOSTCALL else "")
         out.append(f"n{node} c={cycle} pc={pc:06X} {src.line(pc)} | "
-                   f"{src.disassembly(pc, word)}{flags} | {regs} | {mem} | {st}")
+                   f"{what} | {regs} | {mem or '-'} | {st}")
     return out
 
 

@@ -10,12 +10,18 @@ at 16 MHz):
   ``memory_wait``, ``bus_conflict`` (the stall cycles after the execute
   cycle, in this order), ``host_call`` (in a host call), and at the end
   ``exited``, ``error``, ``break`` or ``idle`` when the node stopped -- or a
-  ring wait that never ended (a deadlock);
+  ring wait that never ended (a deadlock); with the on-chip peripherals
+  also ``dma_wait`` (the CPU waits for a DMA access holding a resource, after
+  the ring waits), ``interrupt`` (an interrupt's dispatch, guide 7.6) and
+  ``idle_wait`` (asleep in IDLE until an interrupt);
 * ``rap.nodeN.pc`` (24 bits): the PC of the instruction node N is on;
 * ``rap.nodeN.state_code`` (4 bits): the state as a number, for viewers
   without string signals (0 running, 1 register_conflict, 2 ring_read_wait,
   3 ring_write_wait, 4 branch, 5 memory_wait, 6 bus_conflict, 7 host_call,
-  8 stopped);
+  8 stopped, 9 dma_wait, 10 interrupt, 11 idle_wait);
+* ``rap.nodeN.dma_words`` (32 bits): the words node N's DMA channel has
+  written so far in the traced window (changes at the node's instruction
+  boundaries: the channel runs between them);
 * ``rap.ring.linkN`` -- the link from node N to node N+1: ``out_data`` and
   ``out_full`` (node N's output latch), ``in_data`` and ``in_full`` (node
   N+1's input latch), ``occupancy`` (words in the two latches, 0..2).  An
@@ -33,10 +39,13 @@ from __future__ import annotations
 import numpy as np
 
 from rapsim.memmap import RING_DATA
-from rapsim.trace import STATUS_HOSTCALL
+from rapsim.trace import KIND_IDLE, KIND_INSTR, KIND_INTERRUPT, STALL_CAUSES, STATUS_HOSTCALL
 
 STATES = ("running", "register_conflict", "ring_read_wait", "ring_write_wait", "branch",
-          "memory_wait", "bus_conflict", "host_call", "stopped")
+          "memory_wait", "bus_conflict", "host_call", "stopped", "dma_wait", "interrupt",
+          "idle_wait")
+_STOPPED = STATES.index("stopped")
+_DMA = STALL_CAUSES.index("dma")
 _END_STATES = {"ring-read": "ring_read_wait", "ring-write": "ring_write_wait",
                "ring-sync": "ring_read_wait", "hostcall": "host_call"}
 
@@ -51,25 +60,36 @@ class Waveform:
         self._pcs: list[np.ndarray] = []        # rows (t, node, pc)
         self._writes: list[np.ndarray] = []     # rows (t, node, value)
         self._reads: list[np.ndarray] = []      # rows (t, node, mtime)
+        self._dma: list[np.ndarray] = []        # rows (t, node, words)
 
     def __call__(self, recs: np.ndarray) -> None:
         n = len(recs)
         st = recs["stall"].astype(np.int64)
         c0 = recs["cycle"]
         rc, rr, rw, br, mw, bc = st[:, 1], st[:, 4], st[:, 5], st[:, 0], st[:, 2], st[:, 3]
+        dw = st[:, _DMA]
         te = recs["t_exec"]
         host = (recs["status"] == STATUS_HOSTCALL) & (self.hostcall > 0)
-        # segments of each instruction, in time order: (start, code, present)
-        segs = [(c0, 1, rc > 0), (c0 + rc, 2, rr > 0), (c0 + rc + rr, 3, rw > 0),
-                (te, 0, np.ones(n, bool)), (te + 1, 4, br > 0), (te + 1 + br, 5, mw > 0),
-                (te + 1 + br + mw, 6, bc > 0), (recs["end"], 7, host)]
+        kind = recs["kind"]
+        ins = kind == KIND_INSTR
+        # segments of each instruction, in time order: (start, code, present);
+        # an interrupt or an IDLE sleep is one segment
+        segs = [(c0, 1, ins & (rc > 0)), (c0 + rc, 2, ins & (rr > 0)),
+                (c0 + rc + rr, 3, ins & (rw > 0)), (c0 + rc + rr + rw, 9, ins & (dw > 0)),
+                (te, 0, ins), (te + 1, 4, ins & (br > 0)), (te + 1 + br, 5, ins & (mw > 0)),
+                (te + 1 + br + mw, 6, ins & (bc > 0)), (recs["end"], 7, host),
+                (c0, 10, kind == KIND_INTERRUPT), (c0, 11, kind == KIND_IDLE)]
         times = np.stack([s[0] for s in segs], axis=1)
         codes = np.broadcast_to(np.array([s[1] for s in segs]), times.shape)
         keep = np.stack([s[2] for s in segs], axis=1)
         nodes = np.broadcast_to(recs["node"][:, None], times.shape)
         self._states.append(np.stack([times[keep], nodes[keep], codes[keep]], axis=1))
-        self._pcs.append(np.stack([c0, recs["node"].astype(np.int64),
-                                   recs["pc"].astype(np.int64)], axis=1))
+        self._pcs.append(np.stack([c0[ins], recs["node"][ins].astype(np.int64),
+                                   recs["pc"][ins].astype(np.int64)], axis=1))
+        dma = recs["dma_words"] > 0
+        if dma.any():
+            self._dma.append(np.stack([c0[dma], recs["node"][dma].astype(np.int64),
+                                       recs["dma_words"][dma].astype(np.int64)], axis=1))
         k = np.arange(4) < recs["nmem"][:, None]
         ring = k & (recs["maddr"] == RING_DATA)
         wr = ring & ((recs["mkind"] & 1) == 1)
@@ -113,6 +133,11 @@ class Waveform:
         for t, node, pc in pcs.tolist():
             out.append((t, seq, f"node{node}.pc", pc))
             seq += 1
+        total = [0] * sim.nodes
+        for t, node, words in self._rows(self._dma).tolist():
+            total[node] += words
+            out.append((t, seq, f"node{node}.dma_words", total[node]))
+            seq += 1
         writes, reads = self._rows(self._writes), self._rows(self._reads)
         for link in range(sim.nodes):
             w = writes[writes[:, 1] == link]
@@ -152,6 +177,8 @@ class Waveform:
                 var[f"node{n}.state"] = w.register_var(s, "state", "string", init="running")
                 var[f"node{n}.code"] = w.register_var(s, "state_code", "integer", size=4, init=0)
                 var[f"node{n}.pc"] = w.register_var(s, "pc", "wire", size=24, init=0)
+                var[f"node{n}.dma_words"] = w.register_var(s, "dma_words", "integer", size=32,
+                                                           init=0)
             occ = {}
             for n in range(sim.nodes):
                 s = f"rap.ring.link{n}"
@@ -169,8 +196,8 @@ class Waveform:
                     name = value if isinstance(value, str) else STATES[value]
                     w.change(var[f"{kind}.state"], ts, name)
                     w.change(var[f"{kind}.code"], ts,
-                             STATES.index(name) if name in STATES else len(STATES) - 1)
-                elif what == "pc":
+                             STATES.index(name) if name in STATES else _STOPPED)
+                elif what in ("pc", "dma_words"):
                     w.change(var[sig], ts, value)
                 else:
                     n = int(kind[4:])

@@ -60,6 +60,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --forward-only and --weights-file: the weights to convert")
     p.add_argument("--weights-file", metavar="FILE",
                    help="with --forward-only: write --weights as the image's weights file")
+    p.add_argument("--net", metavar="NAME",
+                   help="with --forward-only: the net that infers, a sub-net's name (default: "
+                        "the main net, the description's first)")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -113,6 +116,8 @@ def run(args) -> int:
     config = machine_config(args)
     if (args.weights or args.weights_file) and not args.forward_only:
         raise RapError("--weights and --weights-file go with --forward-only")
+    if args.net is not None and not args.forward_only:
+        raise RapError("--net goes with --forward-only (a training program trains all its nets)")
     if bool(args.weights) != bool(args.weights_file):
         raise RapError("--weights and --weights-file go together (the weights to convert and "
                        "the file to write)")
@@ -125,7 +130,7 @@ def run(args) -> int:
         from rapsim.compiler.checkpoint import load_weights
         from rapsim.compiler.infer import compile_inference, weights_file_words
         weights = load_weights(args.weights, net) if args.weights else None
-        prog = compile_inference(net, config.nodes, config.memory)
+        prog = compile_inference(net, config.nodes, config.memory, net=args.net)
         if weights is not None:
             write_file(args.weights_file,
                        weights_file_words(prog.plan, weights).astype("<u4").tobytes())

@@ -44,6 +44,9 @@ def add_arguments(p) -> None:
     p.add_argument("--stats", metavar="NAME[,NAME...]",
                    help="statistics of the outputs against the targets of --data, besides the "
                         "description's 'stats' (class_error, confusion, output_accuracy)")
+    p.add_argument("--net", metavar="NAME",
+                   help="the net that infers: a sub-net's name (default: the main net, the "
+                        "description's first; docs/inference.md)")
     p.add_argument("--max-cycles", type=_positive, default=1 << 40, metavar="N",
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
@@ -87,7 +90,8 @@ def run(args) -> int:
     from rapsim.compiler.checkpoint import load_weights
     from rapsim.compiler.data import input_size
     from rapsim.commands.train import report_stats, stat_names
-    from rapsim.compiler.infer import InferenceFailed, compile_inference, infer, load_records
+    from rapsim.compiler.infer import (InferenceFailed, compile_inference, infer, load_records,
+                                       select_net)
     from rapsim.compiler.stats import compute
     from rapsim.fileio import check_writable, write_file
     config = machine_config(args)
@@ -100,10 +104,14 @@ def run(args) -> int:
     x, targets = (_stdin_records(input_size(net)), None) if stdin else \
         load_records(args.data, net)
     names = list(net.stats) + [s for s in stat_names(args.stats) if s not in net.stats]
+    sub = select_net(net, args.net)
+    if names and sub is not None:
+        raise RapError(f"statistics ({', '.join(names)}) are of the main net's outputs: not "
+                       f"with --net {args.net} (a sub-net)")
     if names and targets is None:
         raise RapError(f"statistics ({', '.join(names)}) need targets: {args.data} holds inputs "
                        "alone")
-    program = compile_inference(net, config.nodes, config.memory)
+    program = compile_inference(net, config.nodes, config.memory, net=args.net)
     try:
         result = infer(net, weights, x, config=config, program=program, stdin=stdin,
                        max_cycles=int(args.max_cycles))

@@ -118,6 +118,9 @@ class Outputs:
         finally:
             for f in self._files:
                 f.close()
+        if sim.probes.dropped:
+            raise RapError(f"{sim.probes.dropped} ring words of DMA channels are missing from "
+                           f"{', '.join(self.paths())}: a trace buffer was full")
 
 
 class _OutputFile:

@@ -318,12 +318,16 @@ cdef int dma_access(Node* n, int64_t s, int64_t T) noexcept nogil:
                 return dma_defer(n, s0, when, s)
             ring_w = when - s0
             p.dma_lost_next += s - when
+            if n.probe != NULL:         # the kernel writer's tools (probe.pxi)
+                probe_dma_ring(n, DR_READ, n.rin.data[n.rin.head], s, n.rin.mtime[n.rin.head])
             v = ring_take(n.rin, s)
             n.ring_received += 1
             if fwd:
                 ring_put(n.rout, v, s)
                 n.fwd_count -= 1
                 n.ring_forwarded += 1
+                if n.probe != NULL:
+                    probe_dma_ring(n, DR_FORWARD, v, s, 0)
         else:
             v = word_ptr(n, a, rg)[0]
         p.dma_word = v
@@ -341,6 +345,8 @@ cdef int dma_access(Node* n, int64_t s, int64_t T) noexcept nogil:
             p.dma_lost_next += s - when
             ring_put(n.rout, p.dma_word, s)
             n.ring_sent += 1
+            if n.probe != NULL:
+                probe_dma_ring(n, DR_WRITE, p.dma_word, s, 0)
         else:
             word_ptr(n, a, rg)[0] = p.dma_word
             invalidate_code(n, a)

@@ -27,7 +27,24 @@ cdef enum:
     HIT_BREAK = 1
     HIT_WATCH_MEM = 2
     HIT_WATCH_REG = 3
-    HIT_FULL = 4            # the trace buffer is full (drain and go on)
+    HIT_FULL = 4            # the trace buffer has only Probe.reserve slots left (drain
+                            # and go on): a step starts with them, for the DMA ring records
+                            # of its time and its own (DMA_RESERVE: at most two words in
+                            # each latch, read, forwarded or written, move in one step)
+    DMA_RESERVE = 8
+    # TraceRec.kind: what the record is (the peripherals' events have no instruction)
+    RK_INSTR = 0            # an executed instruction
+    RK_INTERRUPT = 1        # an interrupt taken (guide 7.6): PC pushed, GIE cleared, vector
+    RK_IDLE = 2             # cycles asleep in IDLE until a peripheral's interrupt
+    RK_DMA_RING = 3         # a ring word the DMA channel read, wrote or forwarded (at cycle)
+    # probe_dma_ring(): what the channel did with RING_DATA
+    DR_READ = 0
+    DR_WRITE = 1
+    DR_FORWARD = 2
+    # TraceRec.stall[]: the core's causes (SC_*), then two of the peripherals'
+    TC_DMA = NSTALL         # the CPU waited for a DMA access holding a resource
+    TC_IDLE = NSTALL + 1    # asleep in IDLE (RK_IDLE records)
+    NTRACE_CAUSE = NSTALL + 2
 
 
 cdef packed struct TraceRec:
@@ -41,7 +58,10 @@ cdef packed struct TraceRec:
     uint8_t nreg
     uint8_t nmem
     uint8_t rpts            # 1: a repetition of RPTS (not fetched again)
-    uint32_t stall[7]       # stall cycles it caused, by cause (SC_*)
+    uint8_t kind            # RK_*
+    uint8_t irq             # RK_INTERRUPT: the IF bit taken
+    uint32_t dma_words      # words the node's DMA channel wrote during it (guide 12.3)
+    uint32_t stall[9]       # stall cycles it caused, by cause (SC_*, TC_DMA, TC_IDLE)
     uint8_t reg[8]          # registers written (numbers) ...
     int8_t rexp[8]          # ... with their new value (R0-R7: exponent, bits 39-32)
     uint32_t regval[8]
@@ -58,6 +78,7 @@ cdef struct Probe:
     TraceRec* buf
     int cap
     int len
+    int reserve             # slots kept free at the start of a step (HIT_FULL)
     int nbreak
     uint32_t breaks[64]
     uint32_t skip_pc        # resuming from a breakpoint at this PC: do not stop there at once
@@ -71,6 +92,10 @@ cdef struct Probe:
     uint32_t hit_old
     uint32_t hit_new
     uint32_t hit_pc         # PC of the instruction that changed a watched value
+    uint32_t last_pc        # PC of the node's last executed instruction (an IDLE's, for RK_IDLE)
+    uint64_t dma_seen       # the node's DMA word count at its last record
+    uint64_t dma_forwards   # ring words the DMA channel forwarded (not the CPU's)
+    uint64_t dropped        # DMA ring records that found the buffer full (lost)
 
 
 # The instrumented path calls step() and is called by run_node() through
@@ -130,12 +155,114 @@ cdef inline void add_access(TraceRec* r, int kind, uint32_t a, uint32_t v, int64
         r.nmem += 1
 
 
+cdef uint64_t NO_SNAPSHOT = ~(<uint64_t>0)
+
+
+cdef inline int interrupt_taken(Node* n, uint64_t* ints0) noexcept nogil:
+    """The IF bit of the interrupt the last step() took (-1: none; ints0[8]
+    all ones: no snapshot was taken, none could be)."""
+    cdef int k
+    if ints0[8] == NO_SNAPSHOT:
+        return -1
+    for k in range(11):
+        if n.p.ints[k] != ints0[k]:
+            return k
+    return -1
+
+
+cdef inline void fill_registers(TraceRec* r, Node* n, uint32_t* r0, int32_t* e0) noexcept nogil:
+    """The registers whose value changed, with their new value."""
+    cdef int k
+    r.nreg = 0
+    for k in range(RAP_NUM_REGISTERS):
+        if n.r[k] != r0[k] or (k < 8 and n.rexp[k] != e0[k]):
+            if r.nreg < TR_MAXREG:
+                r.reg[r.nreg] = k
+                r.regval[r.nreg] = n.r[k]
+                r.rexp[r.nreg] = n.rexp[k] if k < 8 else 0
+                r.nreg += 1
+
+
+cdef inline int peripheral_event(Node* n, Probe* p, TraceRec* r, int64_t c0, uint32_t pc,
+                                 uint32_t* r0, int32_t* e0, uint64_t* s0, uint64_t* ints0,
+                                 uint64_t idle0, int rec_on) noexcept nogil:
+    """A step that executed no instruction but took an interrupt or slept in
+    IDLE: its record (RK_INTERRUPT, RK_IDLE) in r; 0 if it was neither (a
+    ring wait, an error) or an IDLE sleep merged into the record before."""
+    cdef int b = interrupt_taken(n, ints0)
+    cdef int k
+    cdef uint32_t a
+    cdef TraceRec* last
+    if b < 0 and n.p.idle_cycles == idle0:
+        return 0
+    memset(r, 0, sizeof(TraceRec))
+    if b < 0:
+        if rec_on and p.len > 0:
+            last = &p.buf[p.len - 1]
+            if last.kind == RK_IDLE and last.end == c0:
+                last.stall[TC_IDLE] += <uint32_t>(n.p.idle_cycles - idle0)
+                last.end = n.cycle
+                return 0
+        r.kind = RK_IDLE
+        r.pc = p.last_pc
+        r.stall[TC_IDLE] = <uint32_t>(n.p.idle_cycles - idle0)
+    else:
+        # guide 7.6: PC pushed on the stack, the vector word read
+        r.kind = RK_INTERRUPT
+        r.irq = b
+        r.pc = pc
+        a = n.r[RAP_REG_SP] & 0xFFFFFF
+        add_access(r, MK_WRITE | (region_of(n, a) << 4), a, mem_value(n, a, region_of(n, a)), 0)
+        add_access(r, region_of(n, b + 1) << 4, b + 1, mem_value(n, b + 1, region_of(n, b + 1)), 0)
+        for k in range(NSTALL):
+            r.stall[k] = <uint32_t>(n.stall[k] - s0[k])
+    r.word = 0
+    r.cycle = c0
+    r.t_exec = c0
+    r.end = n.cycle
+    r.node = n.node_id
+    r.status = n.status
+    fill_registers(r, n, r0, e0)
+    return 1
+
+
+cdef void probe_dma_ring(Node* n, int what, uint32_t v, int64_t t, int64_t mt) noexcept nogil:
+    """Called by the DMA channel (periph.pxi, dma_access) of an instrumented
+    node for each ring word it moves: a RK_DMA_RING record at the access's
+    cycle t (mt: a read word's cycle in the input latch).  The record goes
+    before the record of the instruction in progress, and leaves it a slot."""
+    cdef Probe* p = <Probe*>n.probe
+    cdef TraceRec* r
+    if what == DR_FORWARD:
+        p.dma_forwards += 1
+    if not p.trace or not (p.t_from <= t < p.t_to):
+        return
+    if p.len + 1 >= p.cap:
+        p.dropped += 1
+        return
+    r = &p.buf[p.len]
+    memset(r, 0, sizeof(TraceRec))
+    r.kind = RK_DMA_RING
+    r.cycle = t
+    r.t_exec = t
+    r.end = t
+    r.pc = n.pc
+    r.node = n.node_id
+    r.status = n.status
+    add_access(r, (MK_WRITE if what != DR_READ else 0) | (RG_RINGIO << 4), RAP_RING_DATA, v, mt)
+    p.len += 1
+    if p.len + p.reserve >= p.cap:
+        p.hit = HIT_FULL
+
+
 cdef int probed_step(Node* n, Probe* p) noexcept nogil:
     """step() with the instruction's record (when tracing) and watchpoints."""
     cdef uint32_t r0[32]
     cdef int32_t e0[8]
     cdef uint64_t s0[7]
-    cdef uint64_t ins0 = n.instret, fwd0 = n.ring_forwarded
+    cdef uint64_t ints0[11]
+    cdef uint64_t ins0 = n.instret, fwd0 = n.ring_forwarded, dfwd0 = p.dma_forwards
+    cdef uint64_t idle0 = n.p.idle_cycles, lost0 = n.p.cpu_lost
     cdef int64_t c0 = n.cycle
     cdef Decoded dtmp
     cdef Decoded* d = next_instruction(n, &dtmp)
@@ -149,10 +276,20 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
     memcpy(r0, n.r, sizeof(r0))
     memcpy(e0, n.rexp, sizeof(e0))
     memcpy(s0, n.stall, sizeof(s0))
+    # an interrupt can only be taken with one pending, or set by the
+    # peripherals while they catch up: only then is the count looked at
+    ints0[8] = NO_SNAPSHOT              # (no snapshot: interrupt_taken finds none)
+    if n.periph_on or (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
+        memcpy(ints0, n.p.ints, sizeof(ints0))
     sp0 = n.r[RAP_REG_SP]
     rec_on = p.trace and p.t_from <= c0 < p.t_to and p.len < p.cap
+    # (the DMA's ring records during step() leave this record its slot)
     if rec_on:
+        # (the fields set after the instruction are not cleared here)
         r.nmem = 0
+        r.kind = RK_INSTR
+        r.irq = 0
+        r.stall[TC_IDLE] = 0
         if d != NULL and d.valid == 1 and d.access:
             for k in range(d.naddr):
                 i = d.addr_op[k]
@@ -168,7 +305,7 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
                     add_access(r, rg << 4, a, ringio_value(n, a),
                                n.rin.mtime[n.rin.head] if a == RAP_RING_DATA else 0)
                 else:
-                    add_access(r, rg << 4, a, mem_value(n, a, rg), 0)
+                    add_access(r, rg << 4, a, mem_value(n, a, rg), 0)   # RG_PERIPH: after it
         if d != NULL and d.valid == 1:
             stack = d.op == RAP_OP_PUSH or d.op == RAP_OP_PUSHF or d.op == RAP_OP_POP \
                 or d.op == RAP_OP_POPF or d.timing == RAP_T_CALL or d.timing == RAP_T_CALLC \
@@ -176,8 +313,22 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
     step(n)             # (its return value unused, as in run_node: the compiler drops it)
     st = n.status
     if n.instret == ins0:
-        return st               # waiting (ring), an error or an interrupt: nothing executed
-    if rec_on:
+        # nothing executed: a ring wait, an error, or (only with the on-chip
+        # peripherals running) an interrupt taken or a sleep in IDLE
+        if n.cycle == c0 or not peripheral_event(n, p, r, c0, pc, r0, e0, s0, ints0, idle0, rec_on):
+            return st
+        if rec_on:
+            r.dma_words = <uint32_t>(n.p.dma_words - p.dma_seen)
+            p.dma_seen = n.p.dma_words
+            p.buf[p.len] = rec
+            p.len += 1
+            if p.len + p.reserve >= p.cap:
+                p.hit = HIT_FULL
+        if r.kind == RK_IDLE:
+            return st
+    else:
+        p.last_pc = pc
+    if rec_on and r.kind == RK_INSTR:
         r.cycle = c0
         r.end = n.cycle
         r.pc = pc
@@ -187,12 +338,19 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
         r.rpts = rep
         for k in range(NSTALL):
             r.stall[k] = <uint32_t>(n.stall[k] - s0[k])
-        # executed after the register-conflict and ring waits
-        r.t_exec = c0 + r.stall[SC_REGCONF] + r.stall[SC_RING_READ] + r.stall[SC_RING_WRITE]
+        r.stall[TC_DMA] = <uint32_t>(n.p.cpu_lost - lost0)
+        r.dma_words = <uint32_t>(n.p.dma_words - p.dma_seen)
+        p.dma_seen = n.p.dma_words
+        # executed after the register-conflict, ring and DMA waits
+        r.t_exec = c0 + r.stall[SC_REGCONF] + r.stall[SC_RING_READ] + r.stall[SC_RING_WRITE] \
+            + r.stall[TC_DMA]
         for k in range(r.nmem):
-            if r.mkind[k] & MK_WRITE:
-                a = r.maddr[k]
-                rg = r.mkind[k] >> 4
+            a = r.maddr[k]
+            rg = r.mkind[k] >> 4
+            if rg == RG_PERIPH:
+                # a peripheral register as it reads now (after a write: read back)
+                r.mval[k] = periph_read(n, a, r.t_exec)
+            elif r.mkind[k] & MK_WRITE:
                 if rg == RG_RINGIO:
                     if a == RAP_RING_DATA:
                         r.mval[k] = n.rout.data[(n.rout.head + n.rout.count - 1) & 3]
@@ -200,7 +358,7 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
                         r.mval[k] = ringio_value(n, a)
                 else:
                     r.mval[k] = mem_value(n, a, rg)
-        if n.ring_forwarded != fwd0:
+        if n.ring_forwarded - fwd0 != p.dma_forwards - dfwd0:      # the CPU forwarded
             add_access(r, MK_WRITE | (RG_RINGIO << 4), RAP_RING_DATA,
                        n.rout.data[(n.rout.head + n.rout.count - 1) & 3], 0)
         if stack and n.r[RAP_REG_SP] != sp0:
@@ -211,19 +369,13 @@ cdef int probed_step(Node* n, Probe* p) noexcept nogil:
             else:
                 a = sp0 & 0xFFFFFF
                 add_access(r, region_of(n, a) << 4, a, mem_value(n, a, region_of(n, a)), 0)
-        r.nreg = 0
-        for k in range(RAP_NUM_REGISTERS):
-            if n.r[k] != r0[k] or (k < 8 and n.rexp[k] != e0[k]):
-                if r.nreg < TR_MAXREG:
-                    r.reg[r.nreg] = k
-                    r.regval[r.nreg] = n.r[k]
-                    r.rexp[r.nreg] = n.rexp[k] if k < 8 else 0
-                    r.nreg += 1
+        fill_registers(r, n, r0, e0)
         p.buf[p.len] = rec
         p.len += 1
-        if p.len >= p.cap:
+        if p.len + p.reserve >= p.cap:
             p.hit = HIT_FULL
-    # watchpoints: a watched word or register that this instruction changed
+    # watchpoints: a watched word or register that this instruction (or
+    # interrupt) changed
     for k in range(p.nwatch):
         a = p.waddr[k]
         rg = region_of(n, a)

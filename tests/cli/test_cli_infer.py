@@ -13,7 +13,7 @@ import pytest
 from rapsim.asm.floatfmt import from_single
 from rapsim.compiler.checkpoint import load_weights
 from rapsim.compiler.data import load_patterns
-from rapsim.compiler.infer import infer, inputs_file_words
+from rapsim.compiler.infer import infer, inference_plan, inputs_file_words
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.reference import Model, initial_weights
 from rapsim.compiler.train import train
@@ -92,7 +92,7 @@ def test_outputs_equal_the_training_programs(tmp_path, monkeypatch, capsys):
     saved = tmp_path / "s.npz"
     assert rap(["train", XOR_NET, "--data", XOR_PAT, "--nodes", 4, "--epochs", 5, "--quiet",
                 "--save", saved], monkeypatch, capsys)[0] == 0
-    raw = inputs_file_words(db.train.inputs).astype("<u4").tobytes()
+    raw = inputs_file_words(db.train.inputs, inference_plan(net, 4)).astype("<u4").tobytes()
 
     class _Stdin:
         buffer = io.BytesIO(raw)
@@ -124,7 +124,7 @@ def test_stand_alone_image_under_rap_run(sparse_files, tmp_path, monkeypatch, ca
                          "--weights", wfile, "--weights-file", wbin], monkeypatch, capsys)
     assert rc == 0, err
     xin = tmp_path / "x.bin"
-    xin.write_bytes(inputs_file_words(x).astype("<u4").tobytes())
+    xin.write_bytes(inputs_file_words(x, inference_plan(net, 4)).astype("<u4").tobytes())
     monkeypatch.chdir(tmp_path)
     rc, text, err = rap(["run", "--nodes", 4, img, "--", "n.w", "x.bin", "y.bin"], monkeypatch,
                         capsys)

@@ -90,3 +90,73 @@ def random_data(network, count: int, seed: int) -> PatternSet:
             t = (rng.random((count, size)) > 0.5).astype(float)
         outs.append(t)
     return PatternSet(rng.random((count, n_in)), np.concatenate(outs, axis=1))
+
+#: A binary input layer (an index list, the column-sum kernels) beside a
+#: dense input, into two layers; with momentum (active columns only).
+BINARY = """\
+layer b: binary 40
+layer x: input 3
+layer h: tanh 9 bias
+layer g: sigmoid 4
+layer o: sigmoid 3 bias
+connect b -> h full
+connect x -> h full
+connect b -> g full
+connect h -> o full
+connect g -> o full
+net bin { input b, x  hidden h, g  output o }
+train { rate 0.2  epochs 3  momentum 0.5  error mse  seed 6  init_scale 0.5 }
+"""
+
+
+def binary_data(network, n: int, seed: int, active: int = 5) -> PatternSet:
+    """Patterns with ``active`` units of each binary layer on (dense inputs
+    and targets as random_data)."""
+    p = random_data(network, n, seed)
+    rng = np.random.default_rng(seed + 100)
+    col = 0
+    for name in network.inputs:
+        size = network.layers[name].size
+        if network.layers[name].kind == "binary":
+            block = np.zeros((n, size))
+            for i in range(n):
+                block[i, rng.choice(size, min(active, size), replace=False)] = 1.0
+            p.inputs[:, col:col + size] = block
+        col += size
+    return p
+
+#: A thresholded binary hidden layer (0/1 units, index list, column sums)
+#: between a dense input and a sigmoid layer, with a skip connection.
+THRESHOLD = """\
+layer x: input 6
+layer h: tanh 8 bias
+layer t: threshold 12 bias
+layer o: sigmoid 3 bias
+connect x -> h full
+connect h -> t full
+connect t -> o full
+connect x -> o full
+net th { input x  hidden h, t  output o }
+train { rate 0.2  epochs 3  momentum 0.5  error mse  seed 8  init_scale 0.8 }
+"""
+
+
+def simulated_against_reference(network, tr, te, nodes: int, tol: float = 1e-5):
+    """Train ``network`` on the simulated RAP and with the reference (C30
+    activations); assert that the weights, the training and the test
+    outputs and the epochs' losses agree within ``tol``.  Returns (the
+    simulation's result, the reference's)."""
+    from rapsim.compiler.reference import train as reference_train
+    from rapsim.compiler.train import train
+    ref = reference_train(network, tr, te, c30_activations=True)
+    sim = train(network, tr, te, nodes=nodes)
+    assert sim.weights.max_difference(ref.model.weights) < tol
+    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < tol
+    if te is not None:
+        yt_ref = np.stack([ref.model.outputs(x) for x in te.inputs])
+        assert np.abs(sim.test_outputs - yt_ref).max() < tol
+    assert len(sim.epochs) == len(ref.epochs)
+    for a, b in zip(sim.epochs, ref.epochs):
+        assert abs(a.train_loss - b.train_loss) < tol
+    return sim, ref

@@ -83,7 +83,7 @@ CATALOGUE = {
         ["2:18: error: the size of layer 'h' must be at least 1, got 0"]),
     'unknown_kind': (
         'layer x: input 2\nlayer h: sigmod 3 bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  output y }\n',
-        ["2:10: error: unknown layer kind 'sigmod' (expected input, binary, sigmoid, tanh, linear or softmax)"]),
+        ["2:10: error: unknown layer kind 'sigmod' (expected input, binary, sigmoid, tanh, linear, softmax or threshold)"]),
     'unknown_option': (
         'layer x: input 2\nlayer h: sigmoid 3 bais\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  output y }\n',
         ["2:20: error: unknown layer option 'bais' (expected bias)"]),
@@ -107,7 +107,7 @@ CATALOGUE = {
         ["7:7: error: input layer 'z' is not an input of net 'n'",
          "7:7: error: input layer 'z' does not lead to an output",
          "8:14: error: connect 'h->z' goes into input layer 'z' (input layers take pattern values only)",
-         "9:5: error: a second net block 'm': a description holds one net (the first, 'n', is at t.net:6:5)"]),
+         "9:5: error: net 'm': input 'z' is not an input of the main net (a sub-net reads the main net's patterns)"]),
     'into_input2': (
         'layer x: input 2\nlayer h: sigmoid 3 bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nconnect y -> x\nnet n { input x  output y }\n',
         ['4:9: error: the network has a cycle: x -> h -> y -> x',
@@ -120,6 +120,12 @@ CATALOGUE = {
     'binary_bus': (
         'layer b: binary 3\nlayer h: sigmoid 3\nlayer y: sigmoid 1\nconnect b -> h bus\nconnect h -> y\nnet n { input b output y }\n',
         ["4:16: error: a binary layer can only be the source of full connects; 'b->h' is bus"]),
+    'threshold_sparse': (
+        'layer x: input 3\nlayer t: threshold 3\nlayer y: sigmoid 1\nconnect x -> t\nconnect t -> y sparse [0 -> 0]\nnet n { input x output y }\n',
+        ["5:16: error: a threshold layer can only be the source of full connects; 't->y' is sparse"]),
+    'threshold_output': (
+        'layer x: input 3\nlayer t: threshold 3\nconnect x -> t\nnet n { input x output t }\n',
+        ["4:24: error: threshold layer 't' cannot be an output of net 'n': it is a hidden layer (0/1 units)"]),
     'binary_sparse': (
         'layer b: binary 3\nlayer h: sigmoid 3\nlayer y: sigmoid 1\nconnect b -> h sparse [0 -> 0]\nconnect h -> y\nnet n { input b output y }\n',
         ["4:16: error: a binary layer can only be the source of full connects; 'b->h' is sparse"]),
@@ -184,7 +190,8 @@ CATALOGUE = {
         ['1:1: error: no net block: name the input and output layers, e.g. net NAME { input x  output y }']),
     'two_nets': (
         B + 'net m { input x output y }\n',
-        ["7:5: error: a second net block 'm': a description holds one net (the first, 'n', is at t.net:6:5)"]),
+        ["7:5: error: net 'm': layer 'y' is not reached from the net's inputs through its connects",
+         "7:5: error: net 'm': layer 'x' does not lead to the net's outputs through its connects"]),
     'net_role': (
         'layer x: input 2\nlayer h: sigmoid 3 bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  outputs y }\n',
         ["6:5: error: net 'n' has no output layer",
@@ -241,7 +248,7 @@ CATALOGUE = {
         ["7:7: error: input layer 'z' does not lead to an output"]),
     'train_unknown': (
         B + 'train { epoch 3 }\n',
-        ["7:9: error: unknown training setting 'epoch' (expected rate, epochs, momentum, error, seed, init_scale, shuffle)"]),
+        ["7:9: error: unknown training setting 'epoch' (expected rate, epochs, momentum, error, seed, init_scale, shuffle, alternate)"]),
     'train_twice': (
         B + 'train { epochs 3 }\ntrain { epochs 4 }\n',
         ["8:9: error: training setting 'epochs' is already set (at t.net:7:16)"]),

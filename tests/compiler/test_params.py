@@ -69,7 +69,7 @@ def test_list_override_from_outside():
       "t.net:5:15: error: unknown parameter 'wide'"]),
     (LIST_NET.replace("param sizes = 3, 2 + 3", "param sizes = 3,"),
      ["t.net:2:7: error: syntax error: unexpected 'wide'; expected one of ',', ';', "
-      "connect, include, layer, net, param, stats, train"]),
+      "behaviour, connect, include, layer, net, param, stats, train, transfer"]),
 ])
 def test_list_errors(src, expected):
     assert messages(src) == expected

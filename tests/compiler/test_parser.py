@@ -399,5 +399,5 @@ def test_errors_in_several_files_are_all_reported(tmp_path):
         f"e.g. net NAME {{ input x  output y }}",
         f"{top}:2:7: error: layer 'h' is already defined (at {inc}:1:7)",
         f"{inc}:1:10: error: unknown layer kind 'sigmod' (expected input, binary, sigmoid, "
-        f"tanh, linear or softmax)",
+        f"tanh, linear, softmax or threshold)",
     ]

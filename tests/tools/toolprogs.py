@@ -4,6 +4,8 @@ Code sits in SRAM with the instruction cache off, so every fetch uses the
 primary bus (tests/ring/ringprogs.py states the timing conventions)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from rapsim.asm.objfile import write_image
 from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
@@ -106,3 +108,53 @@ def image_from_file(folder, name: str, src: str) -> str:
     out = folder / (name.rsplit(".", 1)[0] + ".out")
     write_image(build_files(name), out)
     return str(out)
+
+
+# The on-chip peripherals (examples/periph.asm, docs/machine-model.md section
+# 6): timer 0 with period 10 wakes IDLE through TINT0 (a timer started at g
+# reaches its period at g + 20, the IDLE wakes the cycle after, guide
+# 12.1.5); the ISR counts in R5 and returns; then the DMA copies 8 words
+# RAM0 -> RAM1 with DMA priority (PRI = 11) while the CPU repeats LDI || LDI
+# from RAM0 PERIPH_REPS times: every repetition waits one cycle for the
+# DMA's RAM0 read (tests/sim/test_periph.py,
+# test_dma_priority_takes_the_block_first).
+PERIPH_REPS = 6
+PERIPH = (Path(__file__).resolve().parents[2] / "examples" / "periph.asm").read_text()
+
+# Every node's DMA channel sends 4 words (100 x node + k) downstream while
+# its CPU reads the 4 words from upstream into 0x3000 (each direction of the
+# ring has one master, tests/sim/test_periph.py test_dma_ring_shift_on_4_nodes);
+# R7 = 1 when done, then the node spins.
+DMA_RING = """
+        .global start
+start:  LDI  80h, AR0
+        LSH  16, AR0
+        OR   8000h, AR0         ; AR0: the peripherals
+        LDI  80h, AR1
+        LSH  16, AR1            ; AR1: RING_DATA
+        LDI  *+AR1(3), R1       ; NODE_ID
+        MPYI 100, R1
+        LDI  2000h, AR2
+        LDI  3, RC
+        RPTB fill
+        STI  R1, *AR2++
+fill:   ADDI 1, R1
+        LDI  2000h, R0
+        STI  R0, *+AR0(4)       ; DMA_SRC
+        STI  AR1, *+AR0(6)      ; DMA_DST = RING_DATA
+        LDI  4, R0
+        STI  R0, *+AR0(8)       ; DMA_CNT
+        LDI  413h, R0           ; TC, INCSRC, START
+        STI  R0, *AR0
+        LDI  3000h, AR3
+        LDI  3, AR4
+rd:     LDI  *AR1, R0
+        STI  R0, *AR3++
+        DBU  AR4, rd
+wait:   LDI  *AR0, R1
+        AND  0Ch, R1
+        CMPI 0Ch, R1
+        BEQ  wait
+        LDI  1, R7
+end:    BR   end
+"""
