@@ -159,7 +159,7 @@ def inputs_file_words(inputs: np.ndarray, plan: Plan) -> np.ndarray:
     rapsim.compiler.host.node_records)."""
     from rapsim.compiler.host import node_records
     x = np.asarray(inputs, dtype=np.float64)
-    return node_records(plan, x.reshape(len(x), -1)).ravel()
+    return node_records(plan, x.reshape(len(x), plan.input_words)).ravel()
 
 
 class _InferGen(_Gen):

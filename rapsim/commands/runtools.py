@@ -10,10 +10,12 @@ from rapsim.errors import RapError
 
 
 def _cycle(text: str) -> int:
-    from rapsim.commands.run import _whole
+    from rapsim.commands.run import MAX_COUNT, _whole
     v = _whole(text)
     if v < 0:
         raise argparse.ArgumentTypeError(f"a cycle number cannot be negative: {text!r}")
+    if v > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"at most {MAX_COUNT:.3g}, not {text!r}")
     return v
 
 

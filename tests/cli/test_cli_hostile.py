@@ -149,3 +149,34 @@ def test_devices_and_fifos_as_training_files(tmp_path, monkeypatch, capsys, argv
     assert rap_main(argv, monkeypatch) == 1
     err = capsys.readouterr().err
     assert "cannot read: not a regular file (a device, a FIFO or a socket)" in err
+
+
+# -- found by the long fuzz campaign ---------------------------------------------
+
+
+@pytest.mark.parametrize("opt", ["--trace-from", "--trace-to"])
+def test_trace_cycle_bounds_beyond_64_bits(tmp_path, monkeypatch, capsys, opt):
+    """Before: OverflowError (internal error) handing the bound to the core."""
+    monkeypatch.chdir(tmp_path)
+    from rapsim.asm.objfile import write_image
+    from rapsim.toolchain import build_text
+    write_image(build_text("        .global start\nstart:  SWI\n"), tmp_path / "s.out")
+    with pytest.raises(SystemExit) as e:
+        rap_main(["run", "s.out", "--trace", "t.txt", opt, "9" * 40], monkeypatch)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {opt}: at most 4.61e+18" in err and "internal error" not in err
+
+
+def test_infer_an_input_file_without_records(tmp_path, monkeypatch, capsys):
+    """Before: a text file of comments only ended in a reshape ValueError
+    (internal error); now, like an empty .npy, it is run with no records."""
+    monkeypatch.chdir(tmp_path)
+    assert rap_main(["train", XOR, "--data", XOR_PAT, "--epochs", "1", "--quiet",
+                     "--save", "ok.npz"], monkeypatch) == 0
+    (tmp_path / "e.txt").write_text("#1 1\n")
+    assert rap_main(["infer", XOR, "--weights", "ok.npz", "--data", "e.txt", "--out", "o.npy"],
+                    monkeypatch) == 0
+    import numpy as np
+    assert np.load(tmp_path / "o.npy").shape == (0, 1)
+    assert "internal error" not in capsys.readouterr().err
