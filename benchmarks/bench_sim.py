@@ -11,6 +11,12 @@ or ``python benchmarks/bench_sim.py`` to print the figures without pytest.
     branches (one standard, taken 3 times in 4; one delayed, the loop back),
     a load and a store to on-chip RAM, repeated 850,000 times: about 10 M
     instructions, most of them with a different pre-decoded form each step.
+(c) ``nn``: the forward pass of an nn-style layer: for each of 64 rows, a
+    64-step ``RPTS`` dot product of the row (SRAM) with the input (on-chip
+    RAM0), then a branchy piecewise-linear sigmoid (clamped below -4 and
+    above 4, one of two slopes in between: compares, conditional and
+    delayed branches) stored to on-chip RAM1; repeated 2,000 times: about
+    10 M instructions, three quarters of them RPTS repetitions.
 
 The figure is simulated instructions (``counters()["instructions"]``) divided
 by the host seconds of ``Simulator.run`` (assembly, linking and loading are
@@ -21,6 +27,7 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from rapsim.config import MachineConfig
@@ -80,10 +87,66 @@ skip:   LDI  *AR6, R5
 """
 
 
+def nn_program(passes: int = 2000, rows: int = 64, cols: int = 64) -> str:
+    return f"""
+        .global start
+start:  {_load32(RAM0_BASE, "AR5")}    ; x: on-chip RAM0
+        {_load32(RAM0_BASE + 0x400, "AR6")}  ; y: on-chip RAM1
+        LDI  {passes - 1}, AR4
+        LDF  4.0, R6
+        LDF  -4.0, R7
+pass:   LDI  0x2000, AR0                ; W: SRAM, row after row
+        LDI  AR6, AR2
+        LDI  {rows - 1}, AR3
+row:    LDI  AR5, AR1
+        LDF  0, R0
+        LDF  0, R2
+        RPTS {cols - 1}
+        MPYF3 *AR0++, *AR1++, R0
+     || ADDF3 R0, R2, R2
+        ADDF R0, R2                     ; the row's sum
+        CMPF R6, R2
+        BGE  high
+        CMPF R7, R2
+        BLE  low
+        ABSF R2, R3
+        CMPF 1.0, R3
+        BGTD mid                        ; outer part: slope 1/16
+        MPYF 0.25, R2                   ; (inner part: slope 1/4)
+        ADDF 0.5, R2
+        NOP
+        BRD  store
+        NOP
+        NOP
+        NOP
+mid:    SUBF 0.5, R2
+        MPYF 0.25, R2
+        ADDF 0.6875, R2
+        BR   store
+high:   LDF  1.0, R2
+        BR   store
+low:    LDF  0.0, R2
+store:  STF  R2, *AR2++
+        DBU  AR3, row
+        DBU  AR4, pass
+        SWI
+"""
+
+
 def _setup(src: str) -> Simulator:
     sim = Simulator(MachineConfig())
     sim.load(build_text(src))
+    if src.lstrip().startswith(".global start\nstart:  " + _load32(RAM0_BASE, "AR5")):
+        _nn_data(sim)
     return sim
+
+
+def _nn_data(sim: Simulator, rows: int = 64, cols: int = 64) -> None:
+    """Weights and inputs of the nn kernel (fixed seed): sums spread over
+    every part of the sigmoid."""
+    rng = np.random.default_rng(16)
+    sim.write_floats(0x2000, rng.standard_normal(rows * cols) * 0.6)
+    sim.write_floats(RAM0_BASE, rng.standard_normal(cols))
 
 
 def _run(sim: Simulator) -> int:
@@ -116,8 +179,15 @@ def test_branchy_integer_loop(benchmark):
     print(f"\nbranchy loop: {rate / 1e6:.1f} M simulated instructions/s")
 
 
+def test_nn_kernel(benchmark):
+    rate = _figure(benchmark, nn_program())
+    assert benchmark.extra_info["instructions"] >= 9_000_000
+    print(f"\nnn kernel: {rate / 1e6:.1f} M simulated instructions/s")
+
+
 def main() -> None:
-    for name, src in (("dot", dot_program()), ("branchy", branchy_program())):
+    for name, src in (("dot", dot_program()), ("branchy", branchy_program()),
+                      ("nn", nn_program())):
         best = None
         for _ in range(3):
             sim = _setup(src)

@@ -66,6 +66,7 @@ def build_network(desc: Description) -> Network:
     training, where = build_training(desc.settings, errors)
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
+    placement = _placement(desc, errors)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
@@ -73,7 +74,7 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats)
+                  nets=subnets, stats=stats, placement=placement)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -197,6 +198,8 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
     roles: dict[str, list[str]] = {"input": [], "hidden": [], "output": []}
     seen: dict[str, Loc] = {}
     for role, names in net.entries:
+        if role.text == "partition":            # the net-level default split (_placement)
+            continue
         if role.text not in roles:
             errors.append((role.loc, f"unknown entry {role.text!r} in net {net.name.text!r} "
                                      f"(expected input, hidden or output)"))
@@ -211,6 +214,26 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
                 seen[n.text] = n.loc
                 roles[role.text].append(n.text)
     return roles
+
+
+def _placement(desc: Description, errors: list) -> dict:
+    """The placement attributes (rapsim.compiler.mapping): each layer's as
+    written, and under "" the net block's default ``partition SPLIT``."""
+    from .mapping import SPLITS, PlacementAttrs
+    out = {d.name.text: d.placement for d in desc.layers if d.placement is not None}
+    for net in desc.nets[:1]:
+        for role, names in net.entries:
+            if role.text != "partition":
+                continue
+            if "" in out:
+                errors.append((role.loc, f"'partition' is given twice in net {net.name.text!r} "
+                                         f"(at {out[''].partition_loc})"))
+            elif len(names) != 1 or names[0].text not in SPLITS:
+                errors.append((role.loc, f"partition in a net block takes one of "
+                                         f"{', '.join(SPLITS)}"))
+            else:
+                out[""] = PlacementAttrs(names[0].text, role.loc)
+    return out
 
 
 def _where(net: NetDecl, layer: str) -> Loc:

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
-from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan
+from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
 from rapsim.errors import RapError
 
 #: Host-call service of the training host (docs/syscalls.md); also in rap.inc
@@ -73,7 +73,7 @@ class Var:
 
 #: the condition that skips a long branch (docs/compiler.md, "Long branches")
 _INVERSE = {"Z": "NZ", "NZ": "Z", "EQ": "NE", "NE": "EQ", "LT": "GE", "GE": "LT",
-            "LE": "GT", "GT": "LE"}
+            "LE": "GT", "GT": "LE", "N": "NN", "NN": "N"}
 
 
 class _Emitter:
@@ -163,6 +163,14 @@ class _Gen:
         self.p = plan
         self.e = _Emitter(plan.nodes, long_branches)
         self.n = plan.nodes
+        #: the data mapping: whole layers on every node, updates into the
+        #: batch's weight changes (plan.grad), all-reduced every batch
+        self.data = plan.grad is not None
+        #: the hybrid mapping: the lower layers on each node's own pattern,
+        #: the upper ones split by units over a round's N patterns
+        self.hybrid = plan.hybrid
+        #: the checkerboard: every connect's weights in blocks on a grid
+        self.grid = plan.mapping.grid if plan.mapping is not None else None
         #: in a training pattern (the forward and backward hooks run there only)
         self.training = False
         #: the net whose pattern is being generated: None, the main net, or a
@@ -198,6 +206,18 @@ class _Gen:
     def act_own(self, lp: LayerPlan):
         """Node k's slice of a layer's activations."""
         return self._ptr("act", lp, lp.act.name, [lp.act_offset(k) for k in range(self.n)])
+
+    def bus_src(self, src: LayerPlan, dst: LayerPlan):
+        """The source units of a bus connect that match node k's units of
+        ``dst``: the source's own slice, or, when the two layers are split
+        differently (an input layer, held whole, into a layer on a node
+        group), the whole source vector at the destination's offset."""
+        if src.split == dst.split:
+            return self.act_own(src)
+        if not src.gathered:
+            raise RapError(f"bus connect {src.name}->{dst.name}: the layers are split "
+                           f"differently and {src.name} is not held whole")
+        return self._ptr("busx", dst, src.act.name, [dst.split.lo(k) for k in range(self.n)])
 
     def net_own(self, lp: LayerPlan) -> Addr:
         return Addr(lp.net.name)
@@ -243,10 +263,13 @@ class _Gen:
                         comment=f"{buf.name} back from the stage")
 
     def off_table(self, lp: LayerPlan) -> Addr:
-        sym = f"off_{lp.name}"
+        return self.table(f"off_{lp.name}", lp.split.off)
+
+    def table(self, sym: str, offsets) -> Addr:
+        """A slice table of the ring collectives in .data (once)."""
         if not any(line.startswith(sym + ":") for line in self.e.data):
             self.e.data.append(f"{sym}:")
-            self.e.data.append("        .word   " + ", ".join(map(str, lp.split.off)))
+            self.e.data.append("        .word   " + ", ".join(map(str, offsets)))
         return Addr(sym)
 
     def barrier(self) -> None:
@@ -254,8 +277,12 @@ class _Gen:
         if self.n > 1:
             self.e.ins("CALL", "_ring_barrier", comment="all nodes done")
 
+    def split(self, lp: LayerPlan) -> bool:
+        """The layer's units are divided over several nodes."""
+        return self.n > 1 and not lp.split.whole
+
     def gather(self, lp: LayerPlan, buf) -> None:
-        if self.n > 1:
+        if self.split(lp):
             self.e.call("_ring_allgather", [Addr(buf.name), self.off_table(lp)],
                         comment=f"all-gather {buf.name}")
 
@@ -345,16 +372,101 @@ class _Gen:
             self.e.vars.append(sym)
         return Var(sym)
 
-    def forward(self) -> None:
+    def part(self, names: list[str], part: str | None) -> list[str]:
+        """The layers of ``names`` in ``part`` of a hybrid: "lower" (split by
+        patterns), "upper" (split by units); None: all of them."""
+        if part is None:
+            return names
+        return [n for n in names if self.p.lower_layer(n) == (part == "lower")]
+
+    # -- the checkerboard: weight blocks on a grid ----------------------------------------
+    def _at(self, tag: str, sym: str, offsets: list[int]):
+        return self.e.pernode(tag, [f"{sym}+{o}" if o else sym for o in offsets])
+
+    def block(self, cp: ConnectPlan):
+        """Node k's block of ``cp``: its rows and columns (per-node values;
+        no rows when the node has no columns), and the offsets of its first
+        row in the destination and of its first column in the source."""
+        blocks = [cp.block_of(k, self.grid) for k in range(self.n)]
+        cols = [b[1].stop - b[1].start for b in blocks]
+        rows = [b[0].stop - b[0].start if c else 0 for b, c in zip(blocks, cols)]
+        e = self.e
+        return (e.pernode(f"cbr{cp.index}", rows), e.pernode(f"cbc{cp.index}", [max(c, 1) for c in cols]),
+                [b[0].start for b in blocks], [b[1].start for b in blocks])
+
+    def forward_blocks(self, lp: LayerPlan) -> None:
+        """The net inputs of a layer under the checkerboard (Girau's cb):
+        every node multiplies its block of each incoming weight matrix by its
+        columns of the source (held whole: all-gathered) into its rows of
+        the partial sums; a reduce-scatter with the layer's split sums the
+        grid rows' partial products and leaves each node its own units."""
         e, p = self.e, self.p
-        for name in self.fwd_layers():
+        pnet = Addr(lp.pnet.name)
+        e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
+               comment=f"clear {lp.pnet.name}")
+        for cp in (c for c in p.connects if c.connect.dst == lp.name):
+            src = p.layers[cp.connect.src]
+            rows, cols, r0, c0 = self.block(cp)
+            y = self._at(f"cby{cp.index}", lp.pnet.name, r0)
+            x = self.hot(src.act, cp)
+            e.call("_mxv", [y, Addr(cp.weights.name), self._at(f"cbx{cp.index}_{x}", x, c0),
+                            rows, cols, y], comment=f"{cp.connect.name}: y += W_ij x_j (block)")
+        if self.n > 1:
+            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
+                   comment=f"sum the blocks' partial products of {lp.name}")
+        own = self._at(f"pnet_{lp.name}", lp.pnet.name,
+                       [lp.split.lo(k) for k in range(self.n)])
+        if lp.bias:
+            e.call("_vadd", [self.net_own(lp), own, Addr(lp.bias.name), self.rows(lp)],
+                   comment="net = sum + bias")
+        else:
+            e.call("_vcopy", [self.net_own(lp), own, self.rows(lp)])
+
+    def backward_blocks(self, lp: LayerPlan, delta: Addr, rows) -> None:
+        """The checkerboard's backward step of a layer's incoming weights:
+        the error signal all-gathered (every node needs its block's rows),
+        then per block ``e_j += W_ij^T d_i`` into the source's partial error
+        sums (reduce-scattered at the source, as in rows) and ``W_ij += eta
+        d_i x_j^T``."""
+        e, p = self.e, self.p
+        dall = lp.dwhole.name
+        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
+                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
+               comment="this node's error signal into the whole vector")
+        if self.n > 1:
+            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
+                   comment=f"all-gather {dall}")
+        for cp in (c for c in p.connects if c.connect.dst == lp.name):
+            src = p.layers[cp.connect.src]
+            brows, bcols, r0, c0 = self.block(cp)
+            d = self._at(f"cbd{cp.index}", dall, r0)
+            W = Addr(cp.weights.name)
+            if src.err is not None:
+                y = self.hot(src.err, cp)
+                e.call("_mxtv", [self._at(f"cbe{cp.index}_{y}", y, c0), W, d, brows, bcols],
+                       comment=f"{cp.connect.name}: e_j += W_ij^T d_i")
+                self.unstage(src.err, y)
+            xs = self.hot(src.act, cp)
+            x = self._at(f"cbx{cp.index}_{xs}", xs, c0)
+            if cp.momentum is not None:
+                e.call("_mxoutm", [W, d, x, brows, bcols, Addr(cp.momentum.name)],
+                       [Var("hv_eta"), Var("falpha")], comment="W_ij += M = aM + eta d_i x_j^T")
+            else:
+                e.call("_mxout", [W, d, x, brows, bcols], [Var("hv_eta")],
+                       comment="W_ij += eta d_i x_j^T")
+
+    def forward(self, part: str | None = None) -> None:
+        e, p = self.e, self.p
+        for name in self.part(self.fwd_layers(), part):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             if self.training:
                 self.hook("before_forward", name)
             rows, net = self.rows(lp), self.net_own(lp)
             first = True
-            for cp in self.incoming(name):
+            if self.grid is not None:
+                self.forward_blocks(lp)
+            for cp in (self.incoming(name) if self.grid is None else []):
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
                     if first:
@@ -381,7 +493,7 @@ class _Gen:
                                comment=f"{cp.connect.name}: y = W x (sparse)")
                 else:                                   # bus: y += w .* x
                     tmp = Addr(lp.tmp.name)
-                    e.call("_vmul", [tmp, Addr(cp.weights.name), self.act_own(src), rows],
+                    e.call("_vmul", [tmp, Addr(cp.weights.name), self.bus_src(src, lp), rows],
                            comment=f"{cp.connect.name}: w .* x")
                     if first and lp.bias:
                         e.call("_vadd", [net, tmp, Addr(lp.bias.name), rows])
@@ -399,7 +511,7 @@ class _Gen:
                 e.call("_vcopy", [act, net, rows])
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
-                e.call("_vsoftmax_ring" if self.n > 1 else "_vsoftmax", [act, net, rows])
+                e.call("_vsoftmax_ring" if self.split(lp) else "_vsoftmax", [act, net, rows])
             elif lp.kind == "threshold":
                 e.call("_vthreshold", [act, net, rows], comment="y = 1 where net > 0, else 0")
             elif lp.kind in p.network.transfers:
@@ -432,14 +544,21 @@ class _Gen:
             return t.derivative
         return {"sigmoid": "_vsigmoid_deriv", "tanh": "_vtanh_deriv"}.get(lp.kind, "")
 
-    def backward(self) -> None:
+    def backward(self, part: str | None = None) -> None:
+        """The backward pass (a hybrid's ``part``: :meth:`part`; the cut's
+        errors are cleared by the upper part, and the lower part starts
+        from their sums over the ring)."""
         e, p = self.e, self.p
-        for name in self.bwd_layers():
+        names = self.part(self.bwd_layers(), part)
+        cleared = [n for n in names if not (part == "lower" and n in p.cut)]
+        if part == "upper":
+            cleared += p.cut
+        for name in cleared:
             lp = p.layers[name]
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        for name in self.bwd_layers():
+        for name in names:
             lp = p.layers[name]
             e.comment(f"backward: {name}")
             self.hook("before_backward", name)
@@ -462,7 +581,7 @@ class _Gen:
                     e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
                     e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
             else:
-                if lp.reduced and self.n > 1:
+                if lp.reduced and self.split(lp):
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
                 err = self.err_own(lp)
@@ -472,10 +591,14 @@ class _Gen:
                 else:
                     e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
             if lp.bias:
-                self.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
-            for cp in self.incoming(name):
+                self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),
+                                   delta, rows, "bias")
+            if self.grid is not None:
+                self.backward_blocks(lp, delta, rows)
+            for cp in (self.incoming(name) if self.grid is None else []):
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
+                U, M = self.target(W, cp.momentum, f"w{cp.index}")
                 if cp.binary:
                     if src.err is not None:     # a threshold layer: W^T d, column by column
                         y = self.hot(src.err, cp)
@@ -497,29 +620,39 @@ class _Gen:
                                comment=f"{cp.connect.name}: e += W^T d")
                         self.unstage(src.err, y)
                     x = Addr(self.hot(src.act, cp))
-                    if cp.momentum is not None:
-                        e.call("_mxoutm", [W, delta, x, rows, Imm(src.layer.size),
-                                           Addr(cp.momentum.name)],
+                    if M is not None:
+                        e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
+                                           Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
                     else:
-                        e.call("_mxout", [W, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
-                               comment="W += eta d x^T")
+                        e.call("_mxout", [U, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
+                               comment="G += eta d x^T" if self.data else "W += eta d x^T")
                 elif cp.kind == "sparse":
-                    self.sparse_backward(cp, src, delta, rows)
+                    self.sparse_backward(cp, src, delta, rows, U, M)
                 else:
                     if src.err is not None:
                         e.call("_vmul", [tmp, W, delta, rows], comment=f"{cp.connect.name}: w d")
                         serr = self.err_own(src)
                         e.call("_vadd", [serr, serr, tmp, rows])
-                    e.call("_vmul", [tmp, delta, self.act_own(src), rows], comment="d x")
-                    self.update_vector(W, cp.momentum, tmp, rows, "bus weights")
+                    e.call("_vmul", [tmp, delta, self.bus_src(src, lp), rows], comment="d x")
+                    self.update_vector(U, M, tmp, rows, "bus weights")
             self.hook("after_backward", name)
 
-    def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows) -> None:
-        """A sparse connect: its partial error sums, then its update."""
+    def target(self, w: Addr, m, key: str):
+        """Where a pattern's weight change goes: the weights ``w`` themselves
+        (with their momentum ``m``), or, in the data mapping, the batch's
+        weight changes (no momentum: it is applied once per batch)."""
+        if self.data:
+            return Addr(self.p.grad.name, self.p.grad_offset[key]), None
+        return w, m
+
+    def sparse_backward(self, cp: ConnectPlan, src: LayerPlan, delta: Addr, rows, U: Addr,
+                        M) -> None:
+        """A sparse connect: its partial error sums, then its update (into
+        ``U`` with momentum ``M``: :meth:`target`)."""
         e, sp, name = self.e, cp.sparse, cp.connect.name
         W = Addr(cp.weights.name)
-        M = Addr(cp.momentum.name) if cp.momentum is not None else None
+        M = Addr(M.name) if M is not None else None
         if cp.band:
             if src.err is not None:
                 y = self.hot(src.err, cp)
@@ -528,10 +661,10 @@ class _Gen:
                 self.unstage(src.err, y)
             x = self.band_src(cp, self.hot(src.act, cp))
             if M is not None:
-                e.call("_mxoutms", [W, delta, x, rows, Imm(sp.width), M, Imm(sp.stride)],
+                e.call("_mxoutms", [U, delta, x, rows, Imm(sp.width), M, Imm(sp.stride)],
                        [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
             else:
-                e.call("_mxouts", [W, delta, x, rows, Imm(sp.width), Imm(sp.stride)],
+                e.call("_mxouts", [U, delta, x, rows, Imm(sp.width), Imm(sp.stride)],
                        [Var("hv_eta")], comment="W += eta d x^T")
             return
         tables = [rows, Addr(sp.cnt.name), Addr(sp.idx.name)]
@@ -541,10 +674,10 @@ class _Gen:
             self.unstage(src.err, y)
         x = Addr(self.hot(src.act, cp))
         if M is not None:
-            e.call("_spoutm", [W, delta, x] + tables + [M], [Var("hv_eta"), Var("falpha")],
+            e.call("_spoutm", [U, delta, x] + tables + [M], [Var("hv_eta"), Var("falpha")],
                    comment="W += M = aM + eta d x^T")
         else:
-            e.call("_spout", [W, delta, x] + tables, [Var("hv_eta")], comment="W += eta d x^T")
+            e.call("_spout", [U, delta, x] + tables, [Var("hv_eta")], comment="W += eta d x^T")
 
     def update_vector(self, w: Addr, m, g: Addr, rows, what: str) -> None:
         """w += eta g, or with momentum m = alpha m + eta g, w += m."""
@@ -564,6 +697,197 @@ class _Gen:
         e.ins("LDI", str(op), "AR2")
         e.ins("LDI", arg or "0", "AR3")
         e.ins("CALL", "_hostcall", comment="TRAIN host call")
+
+    def batch_loop(self) -> None:
+        """The training of the data and hybrid mappings (compiler/mapping.py):
+        R4 batches of B steps (R6), their weight changes summed into
+        plan.grad, then :meth:`apply_batch`.  A data step is this node's
+        next pattern (host order entries, -1: none, the short last batch); a
+        hybrid step is a round of one pattern per node
+        (:meth:`hybrid_round`).  Kernels keep R4-R7 and AR7 (docs/firmware.md,
+        calling convention)."""
+        e, b = self.e, self.p.mapping.batch
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern order")
+        e.label("batch")
+        e.ins("LDI", "@" + e.const(str(b)), "R6",
+              comment=f"R6: rounds of the batch ({b})" if self.hybrid
+              else f"R6: patterns of the batch ({b} per node)")
+        step = "round" if self.hybrid else "pattern"
+        e.label(step)
+        if self.hybrid:
+            self.hybrid_round("", train=True)
+        else:
+            e.ins("LDI", "*AR7++", "R0")
+            e.branch("N", "nopattern")      # -1: no pattern for this node in this batch
+            e.ins("STI", "R0", "@cur")
+            self.load_inputs()
+            self.forward()
+            self.backward()
+            e.label("nopattern")
+        e.ins("SUBI", "1", "R6")
+        e.branch("NZ", step)
+        self.apply_batch()
+        e.ins("SUBI", "1", "R4")
+        e.branch("NZ", "batch")
+
+    def _slot_ptr(self, tag: str, buf, stride: int, off: int) -> Var:
+        """Node k's word ``off`` of slot k in ``buf`` (slots of ``stride``)."""
+        return self.e.pernode(f"{tag}", [f"{buf.name}+{k * stride + off}"
+                                          if k * stride + off else buf.name
+                                          for k in range(self.n)])
+
+    def _add_const(self, reg: str, value: int) -> None:
+        e = self.e
+        if -32768 <= value <= 32767:
+            e.ins("ADDI", str(value), reg)
+        else:
+            e.ins("ADDI", "@" + e.const(str(value)), reg)
+
+    def _copy_at(self, dst, src, words: int, comment: str) -> None:
+        """_vcopy with one side at a run-time address: ``dst`` or ``src`` is
+        (var, offset): the word at @var plus offset; the other an Addr."""
+        e = self.e
+        for reg, side in (("AR2", dst), ("AR3", src)):
+            if isinstance(side, tuple):
+                e.ins("LDI", "@" + side[0], "R0")
+                if side[1]:
+                    self._add_const("R0", side[1])
+                e.ins("LDI", "R0", reg)
+            else:
+                e.load(reg, side)
+        e.load("AR4", Imm(words))
+        e.ins("CALL", "_vcopy", comment=comment)
+
+    def hybrid_round(self, tag: str, train: bool) -> None:
+        """One round of the hybrid: N patterns, one per node (*AR7++: this
+        node's, -1: none).  Each node runs the lower layers (split by
+        patterns) on its own pattern and writes the pattern's index and the
+        cut's activations into its slot; an all-gather concatenates the N
+        slots (SINGA's concatenate); then every node runs the upper layers
+        (split by units, their collectives as in rows) on each of the N
+        patterns in node order -- evaluating: logging its output slice --,
+        copying the cut's partial error sums of pattern i into error slot
+        i; a reduce-scatter sums them so that node k holds its own
+        pattern's (SINGA's slice), and each node finishes the backward pass
+        of the lower layers on its own pattern.  R7 counts the patterns of
+        the round (kernels keep R4-R7 and AR7)."""
+        e, p = self.e, self.p
+        stride, estride = p.slot_words, p.eslot_words
+        upper_inputs = any(c.src in p.inputs and not p.lower_layer(c.dst)
+                           for c in p.network.connects)
+        own = self._slot_ptr("hyslot", p.slots, stride, 0)
+        e.comment(f"hybrid round: lower layers on this node's pattern")
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("STI", "R0", "@hy_own")
+        e.ins("LDI", "@" + own.sym, "AR0")
+        e.ins("STI", "R0", "*AR0", comment="its index into this node's slot")
+        e.ins("CMPI", "0", "R0")
+        e.branch("LT", f"{tag}nolow")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        self.forward("lower")
+        for n in p.cut:
+            lp = p.layers[n]
+            e.call("_vcopy", [self._slot_ptr(f"hyslot_{n}", p.slots, stride, p.slot_offset[n]),
+                              Addr(lp.act.name), Imm(lp.layer.size)],
+                   comment=f"{n} into this node's slot")
+        e.label(f"{tag}nolow")
+        if self.n > 1:
+            table = self.table("off_slots", [k * stride for k in range(self.n + 1)])
+            e.call("_ring_allgather", [Addr(p.slots.name), table],
+                   comment="concatenate the round's patterns")
+        e.load("R0", Addr(p.slots.name))
+        e.ins("STI", "R0", "@hy_ptr", comment="slot i")
+        if train and p.eslots is not None:
+            e.call("_vfill", [Addr(p.eslots.name), Imm(p.eslots.words)], [Var("fzero")],
+                   comment="clear the error slots")
+            e.load("R0", Addr(p.eslots.name))
+            e.ins("STI", "R0", "@hy_eptr", comment="error slot i")
+        e.load("R7", Imm(self.n))
+        e.label(f"{tag}upper")
+        e.ins("LDI", "@hy_ptr", "AR0")
+        e.ins("LDI", "*AR0", "R0")
+        e.ins("CMPI", "0", "R0")
+        e.branch("LT", f"{tag}noup")
+        e.ins("STI", "R0", "@cur", comment="pattern i of the round")
+        for n in p.cut:
+            lp = p.layers[n]
+            self._copy_at(Addr(lp.act.name), ("hy_ptr", p.slot_offset[n]), lp.layer.size,
+                          f"{n} of pattern i")
+        if upper_inputs:
+            self.load_inputs()
+        self.forward("upper")
+        if train:
+            self.backward("upper")
+            for n in p.cut:
+                lp = p.layers[n]
+                self._copy_at(("hy_eptr", p.eslot_offset[n]), Addr(lp.err.name), lp.layer.size,
+                              f"{n}'s partial errors of pattern i")
+        else:
+            self.log_outputs()
+        e.label(f"{tag}noup")
+        e.ins("LDI", "@hy_ptr", "R0")
+        self._add_const("R0", stride)
+        e.ins("STI", "R0", "@hy_ptr")
+        if train and p.eslots is not None:
+            e.ins("LDI", "@hy_eptr", "R0")
+            self._add_const("R0", estride)
+            e.ins("STI", "R0", "@hy_eptr")
+        e.ins("SUBI", "1", "R7")
+        e.branch("NZ", f"{tag}upper")
+        if not train:
+            return
+        if self.n > 1 and p.eslots is not None:
+            table = self.table("off_eslots", [k * estride for k in range(self.n + 1)])
+            e.call("_ring_reduce_scatter", [Addr(p.eslots.name), table],
+                   comment="slice back: this node's pattern's errors summed")
+        e.ins("LDI", "@hy_own", "R0")
+        e.ins("CMPI", "0", "R0")
+        e.branch("LT", f"{tag}nolowb")
+        e.ins("STI", "R0", "@cur", comment="back to this node's pattern")
+        if upper_inputs:
+            self.load_inputs()
+        for n in p.cut:
+            lp = p.layers[n]
+            e.call("_vcopy", [Addr(lp.act.name),
+                              self._slot_ptr(f"hyslot_{n}", p.slots, stride, p.slot_offset[n]),
+                              Imm(lp.layer.size)], comment=f"{n} of this node's pattern")
+            e.call("_vcopy", [Addr(lp.err.name),
+                              self._slot_ptr(f"hyeslot_{n}", p.eslots, estride,
+                                             p.eslot_offset[n]),
+                              Imm(lp.layer.size)], comment=f"{n}'s errors from the upper layers")
+        self.backward("lower")
+        e.label(f"{tag}nolowb")
+
+    def apply_batch(self) -> None:
+        """Sum the batch's weight changes over the ring (one all-reduce of
+        plan.grad), apply them to every node's copy of the weights -- W += G,
+        or with momentum M = alpha M + G, W += M -- and clear them."""
+        e, p = self.e, self.p
+        g = p.grad
+        if self.n > 1 and p.grad_shared:
+            table = self.table("off_grad", Split.even(p.grad_shared, self.n).off)
+            e.call("_ring_allreduce", [Addr(g.name), table],
+                   comment="sum the weight changes of every node")
+        parts = [(Addr(cp.weights.name), cp.momentum, f"w{cp.index}", cp.weights.words)
+                 for cp in p.connects]
+        parts += [(Addr(lp.bias.name), lp.bias_m, f"b{name}", lp.bias.words)
+                  for name, lp in p.layers.items() if lp.bias is not None]
+        for w, m, key, words in parts:
+            G = Addr(g.name, p.grad_offset[key])
+            if m is None:
+                e.call("_vadd", [w, w, G, Imm(words)], comment=f"{w.sym} += G")
+            else:
+                M = Addr(m.name)
+                e.call("_vscale", [M, M, Imm(words)], [Var("falpha")],
+                       comment=f"{m.name} = alpha M")
+                e.call("_vadd", [M, M, G, Imm(words)], comment="M += G")
+                e.call("_vadd", [w, w, M, Imm(words)], comment=f"{w.sym} += M")
+        self.clear_grad()
+
+    def clear_grad(self) -> None:
+        self.e.call("_vfill", [Addr(self.p.grad.name), Imm(self.p.grad.words)], [Var("fzero")],
+                    comment="clear the batch's weight changes")
 
     def pattern_loop(self, label: str, train: bool) -> None:
         """R4 patterns in the order the host wrote at hv_order: train them
@@ -659,23 +983,41 @@ class _Gen:
     def program(self) -> str:
         e, p = self.e, self.p
         self.prologue()
+        if self.data:
+            self.clear_grad()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
         self.hook("before_training")
         e.label("epoch")
         self.hostcall(TRAIN_EPOCH, "R5")
-        e.ins("LDI", "R0", "R4", comment="R4: patterns left")
+        e.ins("LDI", "R0", "R4", comment="R4: batches left" if self.data else "R4: patterns left")
         e.branch("LT", "no_host")
         e.branch("Z", "done")
         self.hook("before_epoch")
         if p.network.nets and p.network.training.alternate == "pattern":
             e.ins("LDI", "0", "R0")
             e.ins("STI", "R0", "@" + self.netsel(), comment="the main net first")
-        self.pattern_loop("pattern", train=True)
+        if self.data:
+            self.batch_loop()
+        else:
+            self.pattern_loop("pattern", train=True)
         self.barrier()
         self.hostcall(TRAIN_TEST, "R5")
         e.ins("LDI", "R0", "R4")
-        e.branch("LE", "next")
-        self.pattern_loop("tpattern", train=False)
+        if self.hybrid:         # R4 rounds of N patterns
+            e.branch("LE", "evaluated")
+            e.ins("LDI", "@hv_order", "AR7", comment="AR7: this node's pattern of each round")
+            e.label("tround")
+            self.hybrid_round("t", train=False)
+            e.ins("SUBI", "1", "R4")
+            e.branch("NZ", "tround")
+            e.label("evaluated")
+        elif self.data:         # a node's share may be empty; it still joins the barrier
+            e.branch("LE", "evaluated")
+            self.pattern_loop("tpattern", train=False)
+            e.label("evaluated")
+        else:
+            e.branch("LE", "next")
+            self.pattern_loop("tpattern", train=False)
         self.barrier()
         e.label("next")
         self.hook("after_epoch")
@@ -733,7 +1075,10 @@ class _Gen:
         e.ins("CALL", "_exit")
 
     def page_vars(self) -> list[str]:
-        """More variables on the DP page (a subclass's own)."""
+        """More variables on the DP page (a subclass's own; the hybrid's
+        round: this node's pattern, slot i, error slot i)."""
+        if self.hybrid:
+            return [f"{v}: .word 0" for v in ("hy_own", "hy_ptr", "hy_eptr")]
         return []
 
     def callees(self) -> set[str]:

@@ -34,16 +34,19 @@ import numpy as np
 
 from rapsim.compiler.build import Program
 from rapsim.compiler.codegen import SYS_TRAIN, TRAIN_EPOCH, TRAIN_TEST
-from rapsim.compiler.lower import STACK_RESERVE, LoweringError
-from rapsim.compiler.reference import Weights
+from rapsim.compiler.lower import STACK_RESERVE, LoweringError, Split
+from rapsim.compiler.reference import Weights, batches
 from rapsim.memmap import DRAM_BASE
 
 
 def own_part(plan, cp, k: int) -> slice:
     """Node k's part of a connect's weights in the reference's layout
-    (rows of a full matrix, units of a bus, pairs of a sparse connect)."""
+    (rows of a full matrix, units of a bus, pairs of a sparse connect; the
+    checkerboard: a block, rows and columns)."""
+    if cp.block is not None:
+        return cp.block_of(k, plan.mapping.grid)
     if cp.sparse is not None:
-        return slice(cp.sparse.lo[k], cp.sparse.lo[k + 1])
+        return cp.sparse.own(k)
     sp = plan.layers[cp.connect.dst].split
     return slice(sp.lo(k), sp.lo(k) + sp.rows(k))
 
@@ -165,8 +168,10 @@ class TrainingHost:
         """The words of each part of the database in a node's memory."""
         plan = self.plan
         records = self.eval_patterns
+        # the data mapping's order: a node's batches, -1 filling the last one
+        batch = plan.mapping.batch if self.by_patterns else 0
         sizes = {"in": records * plan.record_words, "tgt": records * plan.target_words,
-                 "order": records}
+                 "order": records + batch}
         for name in plan.outputs:
             sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
         return sizes
@@ -223,6 +228,25 @@ class TrainingHost:
             k = net_of_pattern("epoch", 1 + len(net.nets), self.first_epoch, 0)
             sim.write(self.program.image.symbols["netsel"], [k])
 
+    @property
+    def by_patterns(self) -> bool:
+        """The data and hybrid mappings: training patterns shared out over
+        the nodes in batches (:meth:`_batches`)."""
+        return self.plan.grad is not None
+
+    @property
+    def by_rounds(self) -> bool:
+        """The hybrid mapping: patterns evaluated in rounds of N, pattern
+        r N + k on node k (-1: none, in the last round); every node logs
+        its slice of every pattern's outputs, as in rows."""
+        return self.plan.hybrid
+
+    def _rounds(self, node: int) -> np.ndarray:
+        n = self.plan.nodes
+        rounds = -(-self.eval_patterns // n)
+        order = np.arange(rounds * n).reshape(rounds, n)[:, node]
+        return np.where(order < self.eval_patterns, order, -1)
+
     def _own(self, cp, k: int) -> slice:
         return own_part(self.plan, cp, k)
 
@@ -278,7 +302,8 @@ class TrainingHost:
                                      b[lp.split.lo(k):lp.split.lo(k) + lp.split.rows(k)], node=k)
 
     def read_weights(self, sim) -> Weights:
-        """The weights and biases now in the nodes, assembled whole."""
+        """The weights and biases now in the nodes, assembled whole (the
+        data mapping: node 0's copy; every node holds the same)."""
         return self._read_rows(sim, lambda cp: cp.weights, lambda lp: lp.bias)
 
     def read_momentum(self, sim) -> Weights | None:
@@ -294,7 +319,18 @@ class TrainingHost:
         for cp in plan.connects:
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
-            own = [self._own(cp, k) for k in range(plan.nodes)]
+            if cp.block is not None:        # the checkerboard: node k's block
+                w = np.zeros((dst.layer.size, cols))
+                for k in range(plan.nodes):
+                    r, c = self._own(cp, k)
+                    w[r, c] = sim.read_floats(sym[cbuf(cp).name], (r.stop - r.start)
+                                              * (c.stop - c.start), node=k).reshape(
+                                                  r.stop - r.start, c.stop - c.start)
+                out.connects[cp.connect.name] = w
+                continue
+            # a layer held whole (data, a hybrid's lower layers): node 0's copy
+            nodes = 1 if dst.split.whole else plan.nodes
+            own = [self._own(cp, k) for k in range(nodes)]
             parts = [sim.read_floats(sym[cbuf(cp).name], (o.stop - o.start) * cols, node=k)
                      for k, o in enumerate(own)]
             if cp.binary:                       # stored column by column
@@ -306,7 +342,7 @@ class TrainingHost:
             if lbuf(lp) is not None:
                 out.biases[name] = np.concatenate([
                     sim.read_floats(sym[lbuf(lp).name], lp.split.rows(k), node=k)
-                    for k in range(plan.nodes)])
+                    for k in range(1 if lp.split.whole else plan.nodes)])
         return out
 
     @property
@@ -318,6 +354,14 @@ class TrainingHost:
         side: (training patterns + test patterns, output units)."""
         out = []
         patterns = self.eval_patterns
+        if self.by_patterns and not self.by_rounds:  # node k logged its share's whole outputs
+            share = Split.even(patterns, self.plan.nodes)
+            for name in self.plan.outputs:
+                size = self.plan.layers[name].layer.size
+                out.append(np.concatenate([
+                    sim.read_floats(self.addr["log_" + name], share.rows(k) * size, node=k)
+                    .reshape(share.rows(k), size) for k in range(self.plan.nodes)]))
+            return np.concatenate(out, axis=1)
         for name in self.plan.outputs:
             sp = self.plan.layers[name].split
             parts = [sim.read_floats(self.addr["log_" + name], patterns * sp.rows(k), node=k)
@@ -336,18 +380,42 @@ class TrainingHost:
             if d is None:
                 d = self._decide(sim, epoch)
                 self.decisions[epoch] = d
+            if d.patterns and self.by_patterns:
+                sim.write_floats(sym["hv_eta"], [d.rate], node=node)
+                batches, order = self._batches(self._order_words(epoch), node)
+                sim.write(self.addr["order"], order, node=node)
+                return batches
             if d.patterns:
                 sim.write_floats(sym["hv_eta"], [d.rate], node=node)
                 sim.write(self.addr["order"], self._order_words(epoch), node=node)
             return d.patterns
         if op == TRAIN_TEST:
             self.evaluated = True
-            sim.write(self.addr["order"], self._eval_order_words(), node=node)
             self._reset_logs(sim, node)
+            if self.by_rounds:
+                order = self._rounds(node)
+                sim.write(self.addr["order"], order, node=node)
+                return len(order)
+            if self.by_patterns:
+                share = Split.even(self.eval_patterns, self.plan.nodes)
+                sim.write(self.addr["order"], np.arange(share.lo(node), share.lo(node)
+                                                        + share.rows(node)), node=node)
+                return share.rows(node)
+            sim.write(self.addr["order"], self._eval_order_words(), node=node)
             return self.eval_patterns
         from rapsim.daemon import DaemonError
         import errno
         raise DaemonError(errno.EINVAL, f"unknown TRAIN operation {op}")
+
+    def _batches(self, order: np.ndarray, node: int) -> tuple[int, np.ndarray]:
+        """The data mapping's share of an epoch for ``node``: the number of
+        batches, and its patterns batch after batch, B words a batch (-1:
+        none, in a short last batch): the shares of
+        :func:`rapsim.compiler.reference.batches`."""
+        b = self.plan.mapping.batch
+        mine = [np.concatenate([share[node], np.full(b - len(share[node]), -1, dtype=np.int64)])
+                for share in batches(np.asarray(order, dtype=np.int64), self.plan.nodes, b)]
+        return len(mine), np.concatenate(mine)
 
     def _order_words(self, epoch: int) -> np.ndarray:
         if epoch not in self._orders:

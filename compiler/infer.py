@@ -461,6 +461,8 @@ def compile_inference(network: Network, nodes: int, memory=None,
     (a sub-net's name; None: the main net)."""
     if block < 1:
         raise ValueError(f"a block holds at least 1 record, not {block}")
+    from rapsim.compiler.mapping import require_rows, resolve
+    require_rows(resolve(network, nodes), network, "the inference image (--forward-only, rap infer)")
     sub = select_net(network, net)
     plan = inference_plan(network, nodes, memory)
     prog = build_program(plan, lambda long_branches: _InferGen(plan, block, long_branches,

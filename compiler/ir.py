@@ -133,6 +133,9 @@ class Network:
     forward_order: list[str] = field(default_factory=list)
     backward_order: list[str] = field(default_factory=list)
     source: str = ""
+    #: placement attributes as written (rapsim.compiler.mapping.PlacementAttrs),
+    #: by layer name; "" is the net-level default (``partition`` in the net block)
+    placement: dict = field(default_factory=dict)
     #: user transfer functions by name (rapsim.compiler.transfer.Transfer):
     #: a layer whose kind is one of these names uses its routines
     transfers: dict = field(default_factory=dict)

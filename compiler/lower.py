@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rapsim.compiler.ir import BINARY_KINDS, INPUT_KINDS, Connect, Layer, Network
+from rapsim.compiler.mapping import Mapping, rows as rows_mapping
 from rapsim.memmap import ONCHIP_BLOCK_SIZE, MemoryConfig
 from rapsim.errors import RapError
 
@@ -75,24 +76,40 @@ class LoweringError(RapError):
 @dataclass(frozen=True)
 class Split:
     """How ``size`` units are divided over ``nodes``: node k owns
-    ``off[k] .. off[k+1]-1`` (``_ring_split``'s table)."""
+    ``off[k] .. off[k+1]-1`` (``_ring_split``'s table).  A ``whole`` split
+    (the data mapping: compiler/mapping.py) gives every node all the units:
+    ``lo(k)`` is 0 and ``rows(k)`` the size on every node."""
     size: int
     off: tuple[int, ...]
+    whole: bool = False
 
     @classmethod
     def even(cls, size: int, nodes: int) -> "Split":
         q, r = divmod(size, nodes)
         return cls(size, tuple(k * q + min(k, r) for k in range(nodes + 1)))
 
+    @classmethod
+    def group(cls, size: int, nodes: int, first: int, last: int) -> "Split":
+        """The even split over the nodes ``first .. last`` of a ring of
+        ``nodes`` (layers on node groups): the others own empty slices."""
+        inner = cls.even(size, last - first + 1).off
+        return cls(size, tuple(0 if k <= first else size if k > last + 1
+                               else inner[k - first] for k in range(nodes + 1)))
+
+    @classmethod
+    def copies(cls, size: int, nodes: int) -> "Split":
+        """Every one of ``nodes`` nodes holds all ``size`` units."""
+        return cls(size, cls.even(size, nodes).off, whole=True)
+
     @property
     def nodes(self) -> int:
         return len(self.off) - 1
 
     def lo(self, k: int) -> int:
-        return self.off[k]
+        return 0 if self.whole else self.off[k]
 
     def rows(self, k: int) -> int:
-        return self.off[k + 1] - self.off[k]
+        return self.size if self.whole else self.off[k + 1] - self.off[k]
 
     @property
     def max_rows(self) -> int:
@@ -137,6 +154,11 @@ class LayerPlan:
     bias: Buffer | None = None
     bias_m: Buffer | None = None    # bias momentum
     target_offset: int = 0          # output layers: offset in a target record
+    #: checkerboard: the partial net inputs of every node's weight blocks
+    #: (whole vector, zero outside the node's block rows; reduce-scattered
+    #: by the layer's split) and the whole error signal (all-gathered)
+    pnet: Buffer | None = None
+    dwhole: Buffer | None = None
 
     @property
     def name(self) -> str:
@@ -169,9 +191,15 @@ class SparsePlan:
     start: int = 0
     cnt: Buffer | None = None
     idx: Buffer | None = None
+    whole: bool = False             # every node holds all the pairs (data mapping)
+
+    def own(self, k: int) -> slice:
+        """Node k's pairs, as a slice of ``Connect.pairs``."""
+        return slice(0, self.lo[-1]) if self.whole else slice(self.lo[k], self.lo[k + 1])
 
     def pairs(self, k: int) -> int:
-        return self.lo[k + 1] - self.lo[k]
+        own = self.own(k)
+        return own.stop - own.start
 
 
 @dataclass
@@ -185,10 +213,20 @@ class ConnectPlan:
     #: a full connect from a binary layer: the node's weights are stored
     #: column by column and run by the binary kernels (firmware/binary.asm)
     binary: bool = False
+    #: checkerboard: node k holds the block of rows ``rows.lo(k // c) ..``
+    #: and columns ``cols.lo(k % c) ..`` (splits over the grid's r rows and c
+    #: columns), row-major
+    block: tuple[Split, Split] | None = None
 
     @property
     def kind(self) -> str:
         return self.connect.kind
+
+    def block_of(self, k: int, grid: tuple[int, int]) -> tuple[slice, slice]:
+        """Node k's block (rows of the destination, columns of the source)."""
+        rs, cs = self.block
+        i, j = divmod(k, grid[1])
+        return (slice(rs.lo(i), rs.lo(i) + rs.rows(i)), slice(cs.lo(j), cs.lo(j) + cs.rows(j)))
 
     @property
     def band(self) -> bool:
@@ -221,13 +259,53 @@ class Plan:
     #: the on-chip buffer that staged vectors are copied into (None: every
     #: hot vector is on chip, or none can be staged)
     stage: Buffer | None = None
+    #: the mapping lowered (compiler/mapping.py); rows when not given
+    mapping: Mapping | None = None
+    #: data mapping: the weight changes of a batch, every connect's and
+    #: bias's side by side (offsets in ``grad_offset``: "w<i>" of connect i,
+    #: "b<layer>" of a bias), all-reduced over the ring every batch
+    grad: Buffer | None = None
+    grad_offset: dict[str, int] = field(default_factory=dict)
+    #: the words at the start of ``grad`` that are all-reduced (data: all
+    #: of them; hybrid: the changes of the layers split by patterns, the
+    #: others are each node's own rows)
+    grad_shared: int = 0
+    #: hybrid: the layers split by patterns that feed layers split by units
+    #: (the cut), and per round of N patterns (one per node) the slots that
+    #: concatenate them: node k's slot k holds its pattern's index (-1:
+    #: none) and the cut's activations (offsets ``slot_offset``, after the
+    #: index word), all-gathered; ``eslots``: the cut's errors from the
+    #: upper layers, pattern i's partial sums in slot i, reduce-scattered so
+    #: that node k gets the sums of its own pattern (offsets ``eslot_offset``)
+    cut: list[str] = field(default_factory=list)
+    slots: Buffer | None = None
+    slot_offset: dict[str, int] = field(default_factory=dict)
+    eslots: Buffer | None = None
+    eslot_offset: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def hybrid(self) -> bool:
+        return self.mapping is not None and self.mapping.name == "hybrid"
+
+    @property
+    def slot_words(self) -> int:
+        return 1 + sum(self.layers[n].layer.size for n in self.cut)
+
+    @property
+    def eslot_words(self) -> int:
+        return sum(self.layers[n].layer.size for n in self.cut)
+
+    def lower_layer(self, name: str) -> bool:
+        """Hybrid: the layer is split by patterns (it runs on each node's own
+        pattern); every other mapping: False."""
+        return self.hybrid and self.mapping.layers[name].split == "patterns"
 
     @property
     def buffers(self) -> list[Buffer]:
         out = []
         for lp in self.layers.values():
             out += [b for b in (lp.act, lp.net, lp.delta, lp.err, lp.tmp, lp.bias, lp.bias_m,
-                                lp.blist)
+                                lp.blist, lp.pnet, lp.dwhole)
                     if b is not None]
         for cp in self.connects:
             out += [b for b in (cp.weights, cp.momentum) if b is not None]
@@ -235,6 +313,9 @@ class Plan:
                 out += [b for b in (cp.sparse.cnt, cp.sparse.idx) if b is not None]
         if self.stage is not None:
             out.append(self.stage)
+        if self.grad is not None:
+            out.append(self.grad)
+        out += [b for b in (self.slots, self.eslots) if b is not None]
         return out
 
     def weight_words(self) -> int:
@@ -295,24 +376,39 @@ def _check(net: Network) -> None:
             raise LoweringError(f"input layer {name} cannot have a bias", L.loc)
 
 
-def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
-    """Partition ``net`` over ``nodes`` nodes and lay out their memory.
-    Raises :class:`LoweringError` for what the back end cannot run."""
+def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
+          mapping: Mapping | None = None) -> Plan:
+    """Partition ``net`` over ``nodes`` nodes and lay out their memory,
+    following ``mapping`` (default: rows, every layer split by units;
+    compiler/mapping.py).  Raises :class:`LoweringError` for what the back
+    end cannot run."""
     if not 1 <= nodes <= 64:
         raise LoweringError(f"a RAP has 1 to 64 nodes, not {nodes}")
     memory = memory or MemoryConfig()
     _check(net)
+    mapping = mapping or rows_mapping(net, nodes)
+    if mapping.nodes != nodes:
+        raise LoweringError(f"the mapping is for {mapping.nodes} nodes, the machine has {nodes}")
     layers = net.layers
+
+    def split_of(name: str) -> Split:
+        """The data mapping: every node holds every layer whole
+        (Split.copies); else the layer's units over its node group."""
+        size, where = layers[name].size, mapping.layers[name]
+        if mapping.by_patterns or where.split == "patterns":
+            return Split.copies(size, nodes)
+        return Split.group(size, nodes, where.first, where.last)
+
     fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
     bwd = [n for n in net.backward_order if layers[n].kind not in INPUT_KINDS]
     momentum = float(net.training.momentum)
-    sparse = {i: _sparse_plan(i, c, Split.even(layers[c.dst].size, nodes))
+    sparse = {i: _sparse_plan(i, c, split_of(c.dst))
               for i, c in enumerate(net.connects) if c.kind == "sparse"}
 
     def reads(i: int, c: Connect) -> int:
         """Reads per pattern, on the busiest node, of the source vector (or
         of its partial error sums) by connect c's kernels."""
-        rows = Split.even(layers[c.dst].size, nodes).max_rows
+        rows = split_of(c.dst).max_rows
         if c.kind == "full":
             return 2 * rows * layers[c.src].size
         sp = sparse[i]
@@ -321,7 +417,7 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
     plans: dict[str, LayerPlan] = {}
     for name in net.forward_order:
         L = layers[name]
-        sp = Split.even(L.size, nodes)
+        sp = split_of(name)
         rows = sp.max_rows
         # connects that read the whole source vector (and give partial error sums)
         out_whole = [(i, c) for i, c in enumerate(net.connects)
@@ -376,10 +472,16 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
                     lp.bias_m = Buffer(_sym("biasm", name), r1, "vector", uses=2 * r1,
                                        role=f"{name} bias momentum")
         plans[name] = lp
+    grid = mapping.grid if mapping.name == "checkerboard" else None
     cplans = []
     for i, c in enumerate(net.connects):
         rows = plans[c.dst].split.max_rows
-        if c.kind == "full":
+        block = None
+        if grid is not None:
+            block = (Split.even(layers[c.dst].size, grid[0]),
+                     Split.even(layers[c.src].size, grid[1]))
+            words = block[0].max_rows * block[1].max_rows
+        elif c.kind == "full":
             words = rows * layers[c.src].size
         elif c.kind == "sparse":
             words = max(sparse[i].pairs(k) for k in range(nodes))
@@ -394,7 +496,14 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         m = None
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
-        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary))
+        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary, block))
+    if grid is not None:
+        for name in fwd:
+            L = layers[name]
+            plans[name].pnet = Buffer(_sym("pnet", name), L.size, "vector", uses=2 * L.size,
+                                      role=f"{name} partial net inputs of the blocks")
+            plans[name].dwhole = Buffer(_sym("dall", name), L.size, "vector", uses=3 * L.size,
+                                        role=f"{name} error signal (whole vector)")
     input_offset, off, words = {}, 0, 0
     for name in net.inputs:
         input_offset[name] = words
@@ -405,9 +514,57 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None) -> Plan:
         plans[name].target_offset = toff
         toff += layers[name].size
     plan = Plan(net, nodes, memory, plans, cplans, fwd, bwd, list(net.inputs), list(net.outputs),
-                off, toff, input_offset, momentum, record_words=words)
+                off, toff, input_offset, momentum, record_words=words, mapping=mapping)
+    if mapping.mini_batch:
+        _grad_buffer(plan)
+    if plan.hybrid:
+        _slots(plan)
     _place(plan)
     return plan
+
+
+def _grad_buffer(plan: Plan) -> None:
+    """The data mapping's buffer of a batch's weight changes: every
+    connect's weights, then every bias, side by side (one all-reduce sums
+    them all).  Hybrid: the layers split by patterns first (the all-reduced
+    part, ``grad_shared`` words), then those split by units."""
+    off = 0
+    for shared in (True, False) if plan.hybrid else (True,):
+        for cp in plan.connects:
+            if not plan.hybrid or plan.lower_layer(cp.connect.dst) == shared:
+                plan.grad_offset[f"w{cp.index}"] = off
+                off += cp.weights.words
+        for name, lp in plan.layers.items():
+            if lp.bias is not None and (not plan.hybrid or plan.lower_layer(name) == shared):
+                plan.grad_offset[f"b{name}"] = off
+                off += lp.bias.words
+        if shared:
+            plan.grad_shared = off
+    # after the weights (walked by the forward and the backward products),
+    # before the momentum terms (one pass a batch)
+    plan.grad = Buffer(_sym("grad"), off, "matrix", uses=3,
+                       role="weight changes of the batch (all-reduced)")
+
+
+def _slots(plan: Plan) -> None:
+    """The hybrid's cut and its slots (:class:`Plan`)."""
+    net = plan.network
+    plan.cut = [n for n in net.forward_order if plan.lower_layer(n)
+                and any(not plan.lower_layer(c.dst) for c in net.outgoing(n))]
+    off = 1
+    eoff = 0
+    for n in plan.cut:
+        plan.slot_offset[n] = off
+        plan.eslot_offset[n] = eoff
+        off += plan.layers[n].layer.size
+        eoff += plan.layers[n].layer.size
+    plan.slots = Buffer(_sym("slots"), plan.nodes * plan.slot_words, "vector",
+                        uses=2 * plan.nodes * plan.slot_words,
+                        role="hybrid: a round's patterns and cut activations (concatenated)")
+    if eoff:
+        plan.eslots = Buffer(_sym("eslots"), plan.nodes * eoff, "vector",
+                             uses=3 * plan.nodes * eoff,
+                             role="hybrid: a round's cut errors (sliced back)")
 
 
 def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:
@@ -424,10 +581,11 @@ def _sparse_plan(i: int, c: Connect, dst: Split) -> SparsePlan:
         contiguous = (rows == start[:, None] + np.arange(width)).all()
         stride = int(start[1] - start[0]) if dst.size > 1 else 0
         if contiguous and stride >= 0 and (start == start[0] + stride * np.arange(dst.size)).all():
-            return SparsePlan("band", lo, width=width, stride=stride, start=int(start[0]))
+            return SparsePlan("band", lo, width=width, stride=stride, start=int(start[0]),
+                              whole=dst.whole)
     rows = dst.max_rows
-    words = max(max(lo[k + 1] - lo[k] for k in range(dst.nodes)), 1)
-    return SparsePlan("index", lo,
+    words = max(len(pairs) if dst.whole else max(lo[k + 1] - lo[k] for k in range(dst.nodes)), 1)
+    return SparsePlan("index", lo, whole=dst.whole,
                       cnt=Buffer(_sym("spcnt", str(i)), max(rows, 1), "table", uses=4,
                                  role=f"{c.name} pairs per own row"),
                       idx=Buffer(_sym("spidx", str(i)), words, "table", uses=4,
@@ -532,5 +690,9 @@ def _place(plan: Plan) -> None:
             b.region = "dram"
     dram = sum(b.words for b in matrices if b.region == "dram")
     if dram > plan.memory.dram_words:
+        whole = [n for n, lp in plan.layers.items() if lp.split.whole and lp.kind not in INPUT_KINDS]
+        hint = (f"under the {plan.mapping.name} mapping every node holds whole copies of the "
+                f"weights into {', '.join(whole)}, which more nodes do not shrink: map them by "
+                f"units (rows)" if whole else "use more nodes")
         raise LoweringError(f"the weights need {dram} words of DRAM per node beyond SRAM, "
-                            f"more than the {plan.memory.dram_words} a node has: use more nodes")
+                            f"more than the {plan.memory.dram_words} a node has: {hint}")

@@ -111,6 +111,7 @@ class LayerDecl:
     size: int | None            # None: the size expression had an error
     size_loc: Loc
     bias: bool
+    placement: object = None    # rapsim.compiler.mapping.PlacementAttrs, when written
 
 
 @dataclass
@@ -345,14 +346,61 @@ class _Reader:
         size = self._number(size_expr, file, f"the size of layer {str(name)!r}",
                             integer=True, minimum=1)
         bias = False
-        for opt in options:
-            if opt == "bias":
+        rest = list(options)
+        placement = None
+        while rest:
+            opt = rest.pop(0)
+            if isinstance(opt, Tree) or opt in ("partition",):
+                placement = self._placement(opt, rest, file, placement)
+            elif opt == "bias":
                 if bias:
                     self.desc.error(_loc(file, opt), "'bias' is given twice")
                 bias = True
             else:
-                self.desc.error(_loc(file, opt), f"unknown layer option {str(opt)!r} (expected bias)")
-        self.desc.layers.append(LayerDecl(_name(file, name), _name(file, kind), size, size_loc, bias))
+                self.desc.error(_loc(file, opt), f"unknown layer option {str(opt)!r} (expected "
+                                                 f"bias, partition, nodes or location)")
+        self.desc.layers.append(LayerDecl(_name(file, name), _name(file, kind), size, size_loc, bias,
+                                          placement))
+
+    def _placement(self, opt, rest: list, file: str, attrs):
+        """A placement attribute of a layer (compiler/mapping.py): ``partition
+        SPLIT`` (SPLIT the next word, taken from ``rest``), ``nodes a..b``,
+        ``location G``."""
+        from .mapping import SPLITS, PlacementAttrs
+        attrs = attrs or PlacementAttrs()
+        if not isinstance(opt, Tree):               # partition SPLIT
+            loc = _loc(file, opt)
+            if not rest or isinstance(rest[0], Tree):
+                self.desc.error(loc, f"partition needs one of {', '.join(SPLITS)}")
+            elif attrs.partition is not None:
+                rest.pop(0)
+                self.desc.error(loc, f"'partition' is given twice (at {attrs.partition_loc})")
+            elif str(rest[0]) not in SPLITS:
+                self.desc.error(_loc(file, rest[0]), f"unknown partition {str(rest.pop(0))!r} "
+                                                     f"(expected {', '.join(SPLITS)})")
+            else:
+                attrs.partition, attrs.partition_loc = str(rest.pop(0)), loc
+            return attrs
+        loc = _tree_loc(file, opt)
+        if opt.data == "layer_nodes":
+            lo = self._number(opt.children[0], file, "the first node of 'nodes'", integer=True,
+                              minimum=0)
+            hi = self._number(opt.children[1], file, "the last node of 'nodes'", integer=True,
+                              minimum=0)
+            if attrs.nodes is not None or attrs.location is not None:
+                self.desc.error(loc, "a layer takes one 'nodes' or 'location'")
+            elif lo is not None and hi is not None:
+                if hi < lo:
+                    self.desc.error(loc, f"nodes {lo}..{hi}: the last node comes before the first")
+                else:
+                    attrs.nodes, attrs.nodes_loc = (lo, hi), loc
+        else:
+            g = self._number(opt.children[0], file, "a location", integer=True, minimum=0)
+            if attrs.nodes is not None or attrs.location is not None:
+                self.desc.error(loc, "a layer takes one 'nodes' or 'location'")
+            elif g is not None:
+                attrs.location, attrs.location_loc = g, loc
+        return attrs
 
     def _connect(self, st: Tree, file: str, base_dir: str) -> None:
         src, dst, kind, *spec = st.children

@@ -53,7 +53,7 @@ from .ir import BINARY_KINDS, INPUT_KINDS, Network
 from .nets import net_of_pattern
 from .schedule import next_learning_rate
 
-__all__ = ["Weights", "initial_weights", "pattern_order", "Model", "Evaluation",
+__all__ = ["Weights", "initial_weights", "pattern_order", "batches", "Model", "Evaluation",
            "EpochStats", "TrainResult", "evaluate", "train", "round_single"]
 
 
@@ -259,6 +259,15 @@ class Model:
             deltas[name] = r(e * self.derivative(layer.kind, acts[name]))
         return deltas
 
+    def steps(self, acts: dict, deltas: dict, rate: float):
+        """The weight changes of one pattern of the main net, ``rate delta
+        x^T``: yields ("connects" or "biases", name, change) (the mini-batch
+        mappings, which refuse binary layers and several nets)."""
+        for c in self.net.connects:
+            yield "connects", c.name, _step(c, deltas[c.dst], acts[c.src], rate)
+        for name in self.weights.biases:
+            yield "biases", name, rate * deltas[name]
+
     def update(self, acts: dict, deltas: dict, rate: float, sub=None) -> None:
         """M = momentum M + rate delta x^T;  W = W + M, for every weight
         (of the net ``sub``: its connects and its layers' biases)."""
@@ -274,16 +283,37 @@ class Model:
                 mc[:, on] = r(alpha * mc[:, on] + np.outer(rate * d, x[on]))
                 wc[:, on] = r(wc[:, on] + mc[:, on])
                 continue
-            if c.kind == "full":
-                step = np.outer(rate * d, x)
-            elif c.kind == "bus":
-                step = (rate * d) * x
-            else:
-                step = (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
-            self._apply(w.connects, m.connects, c.name, step, alpha)
+            self._apply(w.connects, m.connects, c.name, _step(c, d, x, rate), alpha)
         for name, b in w.biases.items():
             if name in deltas:
                 self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
+
+    def train_batch(self, shares: list, rate: float) -> None:
+        """One step of the data mapping (compiler/mapping.py): ``shares[k]``
+        holds node k's patterns, (x, t) pairs.  Every node sums the changes
+        ``rate delta x^T`` of its patterns, all computed with the weights
+        as they were before the batch; the sums of the nodes are added in
+        node order (the ring all-reduce) into G, then ``M = momentum M + G;
+        W = W + M`` (``W = W + G`` without momentum)."""
+        r, w = self._r, self.weights
+        total = None
+        for share in shares:
+            acc = w.zeros_like()
+            for x, t in share:
+                acts = self.forward(x)
+                deltas = self.backward(acts, self.output_deltas(acts, t))
+                for part, key, step in self.steps(acts, deltas, rate):
+                    getattr(acc, part)[key] = r(getattr(acc, part)[key] + step)
+            total = acc if total is None else self._map2(total, acc, lambda a, b: r(a + b))
+        alpha = self.net.training.momentum
+        for part in ("connects", "biases"):
+            for key, g in getattr(total, part).items():
+                self._apply(getattr(w, part), getattr(self.momentum, part), key, g, alpha)
+
+    @staticmethod
+    def _map2(a: Weights, b: Weights, fn) -> Weights:
+        return Weights({k: fn(v, b.connects[k]) for k, v in a.connects.items()},
+                       {k: fn(v, b.biases[k]) for k, v in a.biases.items()})
 
     def _apply(self, w: dict, m: dict, key: str, step, alpha: float) -> None:
         r = self._r
@@ -305,6 +335,16 @@ class Model:
         """The output layers' activations side by side, for one input row."""
         acts = self.forward(x)
         return np.concatenate([acts[n] for n in self.net.outputs])
+
+
+def _step(c, d: np.ndarray, x: np.ndarray, rate: float) -> np.ndarray:
+    """Connect c's weight change ``rate d x^T`` for the error signal ``d``
+    of its destination and the activations ``x`` of its source."""
+    if c.kind == "full":
+        return np.outer(rate * d, x)
+    if c.kind == "bus":
+        return (rate * d) * x
+    return (rate * d[c.pairs[:, 1]]) * x[c.pairs[:, 0]]
 
 
 def _through(c, wc: np.ndarray, v: np.ndarray, size: int, back: bool = False) -> np.ndarray:
@@ -411,9 +451,21 @@ class TrainResult:
     stopped_by: str             # "schedule" (rate 0) or "epochs"
 
 
+def batches(order: np.ndarray, nodes: int, batch: int):
+    """The data mapping's batches of an epoch: batch s takes
+    ``order[s*N*B : (s+1)*N*B]`` (N nodes, B patterns per node); node k
+    trains the k-th run of B of them (the last batch may be short, and a
+    node may then get fewer patterns or none).  Yields, per batch, the list
+    of the nodes' shares (arrays of pattern indices)."""
+    step = nodes * batch
+    for s in range(0, len(order), step):
+        part = order[s:s + step]
+        yield [part[k * batch:(k + 1) * batch] for k in range(nodes)]
+
+
 def train(network: Network, train_set, test_set=None, *, weights: Weights | None = None,
           epochs: int | None = None, round_c30: bool = False, c30_activations: bool = False,
-          on_epoch=None) -> TrainResult:
+          on_epoch=None, mapping=None) -> TrainResult:
     """On-line back-propagation as the RAP runs it.
 
     Before epoch ``e`` the rate is ``next_learning_rate(schedule, e,
@@ -423,7 +475,12 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
     test set (if any), and the epoch's error for the schedule is the test
     loss, or the training loss without a test set.  ``epochs`` overrides
     ``network.training.epochs``; ``on_epoch(stats)`` is called after each
-    epoch."""
+    epoch.
+
+    ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`): with the data
+    and hybrid mappings the epoch is trained in batches of ``nodes * batch`` patterns
+    (:func:`batches`, :meth:`Model.train_batch`) instead of on-line; every
+    other mapping computes exactly the on-line steps."""
     t = network.training
     model = Model(network, weights, round_c30=round_c30, c30_activations=c30_activations)
     limit = t.epochs if epochs is None else epochs
@@ -435,10 +492,16 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
         if rate == 0:
             stopped = "schedule"
             break
-        for i, p in enumerate(pattern_order(len(train_set), e, t.seed, t.shuffle)):
-            k = net_of_pattern(t.alternate, 1 + len(network.nets), e, i)
-            model.train_pattern(train_set.inputs[p], train_set.targets[p], rate,
-                                network.nets[k - 1] if k else None)
+        order = pattern_order(len(train_set), e, t.seed, t.shuffle)
+        if mapping is not None and mapping.mini_batch:
+            for shares in batches(order, mapping.nodes, mapping.batch):
+                model.train_batch([[(train_set.inputs[p], train_set.targets[p]) for p in share]
+                                   for share in shares], rate)
+        else:
+            for i, p in enumerate(order):
+                k = net_of_pattern(t.alternate, 1 + len(network.nets), e, i)
+                model.train_pattern(train_set.inputs[p], train_set.targets[p], rate,
+                                    network.nets[k - 1] if k else None)
         tr = evaluate(model, train_set)
         stats = EpochStats(e, rate, tr.loss, tr.accuracy)
         if test_set is not None:

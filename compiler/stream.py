@@ -189,9 +189,16 @@ class _StreamGen(_Gen):
             "        .global " + ", ".join(STREAM_VARS + logs)]
 
 
+#: the construct named when a mapping other than rows meets streaming
+STREAMING = "a streamed pattern database (--stream, or one larger than a node's memory)"
+
+
 def compile_streaming(network: Network, nodes: int, memory=None, host_hooks=()) -> Program:
     """``network``'s training program with streamed pattern passes
-    (``host_hooks``: as :func:`rapsim.compiler.build.compile_network`)."""
+    (``host_hooks``: as :func:`rapsim.compiler.build.compile_network`; the
+    rows mapping only: another is refused)."""
+    from rapsim.compiler.mapping import require_rows, resolve
+    require_rows(resolve(network, nodes), network, STREAMING)
     plan = lower(network, nodes, memory)
     plan.host_hooks = list(host_hooks)
     return build_program(plan, lambda long_branches: _StreamGen(plan, long_branches).program())

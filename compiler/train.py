@@ -36,7 +36,9 @@ from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pat
                                        pattern_loss, pattern_order)
 from rapsim.compiler.schedule import next_learning_rate
 from rapsim.compiler.stats import available, compute
-from rapsim.compiler.stream import DEFAULT_BLOCK, StreamingHost, compile_streaming, is_streaming
+from rapsim.compiler.mapping import require_rows
+from rapsim.compiler.stream import (DEFAULT_BLOCK, STREAMING, StreamingHost, compile_streaming,
+                                    is_streaming)
 from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 
@@ -73,6 +75,7 @@ class TrainResult:
     #: (rapsim.compiler.stats): {"epoch": e, "train": {name: value},
     #: "test": {name: value} (with a test set)}
     stats: list = field(default_factory=list)
+    mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
 
     @property
     def simulated_seconds(self) -> float:
@@ -115,6 +118,7 @@ class TrainResult:
             "performance": self.performance.to_dict(),
             "machine": self.totals,
             "database": self.database,
+            "mapping": self.mapping,
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
@@ -249,6 +253,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     if not streaming:
         host = TrainingHost(program, *args, first_epoch=first)
         if stream or (stream is None and not host.fits()):
+            if program.plan.mapping is not None:
+                require_rows(program.plan.mapping, net, STREAMING)
             program = compile_streaming(net, config.nodes, config.memory,
                                         host_hooks=program.plan.host_hooks)
             streaming = True
@@ -287,6 +293,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     perf = performance(host.marks, config.nodes, net.connections(), config.clock_hz,
                        config.hostcall_cycles, n_train, host.eval_patterns)
     final = host.read_weights(sim)
+    mapping = program.plan.mapping.to_dict() if program.plan.mapping is not None else {}
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
@@ -294,7 +301,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats)
+                       state, sched.stats, mapping)
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
@@ -320,7 +327,8 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           max_cycles: int = DEFAULT_MAX_CYCLES,
           resume: TrainingState | None = None,
           stats: list[str] | None = None, stream: bool | None = None,
-          stream_block: int | None = None, callbacks: dict | None = None) -> TrainResult:
+          stream_block: int | None = None, callbacks: dict | None = None,
+          mapping: str | None = None, batch: int = 1) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -331,11 +339,16 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     ``stream_block``: see :func:`run_program`.  ``callbacks``: host
     callbacks, ``{event or (event, layer): fn(ctx)}``
     (:mod:`rapsim.compiler.behaviours`), each run through a host call that
-    stops the nodes at its point (its simulated cost is in the figures)."""
+    stops the nodes at its point (its simulated cost is in the figures).
+    ``mapping`` (a preset name: rows, data, ...) and ``batch`` choose the
+    mapping (:func:`rapsim.compiler.mapping.resolve`; default: the
+    description's)."""
     from rapsim.compiler.behaviours import hook_points
+    from rapsim.compiler.mapping import resolve
     config = config or MachineConfig(nodes=nodes or 1)
     points = list(hook_points(callbacks or {}, network))
-    program = compile_network(network, config.nodes, config.memory, host_hooks=points)
+    program = compile_network(network, config.nodes, config.memory, host_hooks=points,
+                              mapping=resolve(network, config.nodes, mapping, batch))
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
                        stats=stats, stream=stream, stream_block=stream_block,
@@ -386,16 +399,20 @@ def measurement_network(network: Network) -> Network:
 def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16,
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
-            sample_every: int = 0, instrument=None) -> TrainResult:
+            sample_every: int = 0, instrument=None, mapping: str | None = None,
+            batch: int = 1) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
-    ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`."""
+    ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
+    ``mapping``, ``batch``: see :func:`train`."""
+    from rapsim.compiler.mapping import resolve
     net = measurement_network(network)
     if program is None:
-        program = compile_network(net, config.nodes, config.memory)
+        program = compile_network(net, config.nodes, config.memory,
+                                  mapping=resolve(net, config.nodes, mapping, batch))
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])

@@ -6,7 +6,7 @@ The model lives in rapsim/core/*.pxi, one concern per file: state.pxi (the
 node and link structs), memory.pxi (address decoding), decode.pxi (the
 pre-decoder over the generated ISA table), fpu.pxi and alu.pxi (arithmetic),
 ops.pxi (instruction semantics), execute.pxi (one instruction through the
-pipeline stages), timing.pxi (every cycle rule), ring.pxi (the ring), periph.pxi (the on-chip DMA
+pipeline stages), fast.pxi (the common case of execute.pxi without its checks for rare cases), timing.pxi (every cycle rule), ring.pxi (the ring), periph.pxi (the on-chip DMA
 and timers) and schedule.pxi (running many nodes).  This module only wraps them for Python:
 see rapsim.machine for the documented API.
 """
@@ -26,6 +26,7 @@ include "core/decode.pxi"
 include "core/periph.pxi"
 include "core/execute.pxi"
 include "core/ops.pxi"
+include "core/fast.pxi"
 include "core/probe.pxi"
 include "core/schedule.pxi"
 
@@ -91,6 +92,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     n.dtarget = 0
     n.dtaken = 0
     n.rpts = 0
+    n.rpts_ring = 0
     n.rpts_pc = 0
     n.fwd_count = 0
     n.status = ST_RUNNING
@@ -288,6 +290,7 @@ cdef class Machine:
         n.pend_valid = 0
         n.dslots = 0
         n.rpts = 0
+        n.rpts_ring = 0
 
     # -- running ---------------------------------------------------------------
     def run(self, int64_t limit, int64_t quantum=0, order=None):

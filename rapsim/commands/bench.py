@@ -187,16 +187,25 @@ def measure_point(point: dict) -> dict:
 
     t0 = time.perf_counter()
     fam = FAMILIES[point["family"]]
+    from rapsim.compiler.mapping import resolve
     size, nodes = int(point["size"]), int(point["nodes"])
     warmup, patterns = int(point["warmup"]), int(point["patterns"])
-    rec: dict = {"network": fam.label(size), "layers": fam.layers(size), "nodes": nodes,
+    mapping, batch = point.get("mapping", "rows"), int(point.get("batch", 1))
+    rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}"),
+                 "layers": fam.layers(size), "nodes": nodes, "mapping": mapping,
                  "boards": -(-nodes // NODES_PER_BOARD), "units_per_node": size / nodes}
+    if mapping in ("data", "hybrid"):
+        # every node trains W and W + K batches of B patterns (and evaluates as many)
+        rec["batch"] = batch
+        warmup, patterns = warmup * nodes * batch, patterns * nodes * batch
     config = point_config(point)
     net = fam.network(size)
     rec["connections"] = net.connections()
     every = int(point.get("profile") or 0)
     try:
-        program = compile_network(measurement_network(net), config.nodes, config.memory)
+        mnet = measurement_network(net)
+        program = compile_network(mnet, config.nodes, config.memory,
+                                  mapping=resolve(mnet, config.nodes, mapping, batch))
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -282,16 +291,28 @@ def _int_list(text: str, what: str, lo: int, hi: int | None = None) -> list[int]
     return out
 
 
-def _families(text: str) -> list[str]:
+def _names(text: str, known, unknown) -> list[str]:
+    """The distinct names of a comma list, in order; ``unknown(item)``: the
+    message for a name not in ``known``."""
     out = []
     for item in text.split(","):
         item = item.strip()
-        if item not in FAMILIES:
-            raise RapError(f"--families: unknown family {item!r} "
-                           f"(known: {', '.join(FAMILIES)})")
+        if item not in known:
+            raise RapError(unknown(item))
         if item not in out:
             out.append(item)
     return out
+
+
+def _mappings(text: str) -> list[str]:
+    from rapsim.compiler.mapping import PRESETS
+    return _names(text, PRESETS, lambda item: f"--mapping: {item!r} is unknown (rap bench "
+                                              f"sweeps {', '.join(PRESETS)})")
+
+
+def _families(text: str) -> list[str]:
+    return _names(text, FAMILIES, lambda item: f"--families: unknown family {item!r} "
+                                               f"(known: {', '.join(FAMILIES)})")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -323,6 +344,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--patterns", type=int, default=DEFAULT_PATTERNS, metavar="K",
                    help=f"measured training patterns per point, the longer run's extra ones "
                         f"(default {DEFAULT_PATTERNS}; twice as many forward patterns)")
+    s.add_argument("--mapping", metavar="M,...",
+                   help="mappings to sweep as a dimension (rows, data, layers, hybrid, "
+                        "checkerboard; default rows): the "
+                        "table and the plot get a line per mapping (docs/compiler.md)")
+    s.add_argument("--batch", type=int, default=1, metavar="B",
+                   help="data and hybrid mappings: patterns per node between two all-reduces "
+                        "(default 1); their points count W and K batches of N x B patterns")
     s.add_argument("--profile", type=int, nargs="?", const=DEFAULT_PROFILE_EVERY, metavar="C",
                    help="also profile every point: the cycles of a pattern by routine, from "
                         f"each node's PC sampled every C cycles (default {DEFAULT_PROFILE_EVERY}); "
@@ -358,14 +386,18 @@ class Sweep:
     patterns: int
     machine: dict
     profile: int = 0
+    mappings: tuple = ("rows",)
+    batch: int = 1
 
     def points(self) -> list[dict]:
         pts = []
         for fam in self.families:
             for size in self.sizes[fam]:
-                for n in self.nodes:
+                for n, m in ((n, m) for m in self.mappings for n in self.nodes):
                     p = {"family": fam, "size": size, "nodes": n, "warmup": self.warmup,
                          "patterns": self.patterns}
+                    if m != "rows":             # rows points keep their old identity
+                        p.update(mapping=m, batch=self.batch)
                     if self.machine:
                         p["machine"] = dict(self.machine)
                     if self.profile:
@@ -405,7 +437,14 @@ def sweep_from_args(args) -> Sweep:
     machine = {k: getattr(args, k) for k in MACHINE_OPTIONS if getattr(args, k, None) is not None}
     if args.profile is not None and args.profile < 1:
         raise RapError("--profile: the sampling interval must be at least 1 cycle")
-    sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0)
+    mappings = _mappings(args.mapping) if args.mapping else ["rows"]
+    if args.batch < 1:
+        raise RapError(f"--batch must be at least 1, not {args.batch}")
+    if args.batch != 1 and not {"data", "hybrid"} & set(mappings):
+        raise RapError(f"--batch {args.batch} applies to the data and hybrid mappings; give "
+                       f"--mapping data or hybrid")
+    sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
+               tuple(mappings), args.batch)
     for n in nodes:                               # bad machine options fail here, not in a worker
         point_config({"nodes": n, "machine": machine})
     return sw
@@ -454,11 +493,14 @@ def print_table(records: list[dict], file=None) -> None:
             ("host s", "right"), ("RAP, published", "left")]
     for name, just in cols:
         t.add_column(name, justify=just)
-    key = lambda r: (r["point"]["family"], r["point"]["size"], r["point"]["nodes"])  # noqa: E731
+    key = lambda r: (r["point"]["family"], r["point"]["size"],  # noqa: E731
+                     r["point"].get("mapping", "rows"), r["point"]["nodes"])
     last = None
     for r in sorted(records, key=key):
         p = r["point"]
-        label = r.get("network") or FAMILIES[p["family"]].label(p["size"])
+        label = r.get("network") or (FAMILIES[p["family"]].label(p["size"])
+                                     + ("" if p.get("mapping", "rows") == "rows"
+                                        else f" {p['mapping']}"))
         n = p["nodes"]
         if last is not None and last != label:
             t.add_section()

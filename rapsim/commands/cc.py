@@ -46,6 +46,23 @@ def parse_params(items: list[str]) -> dict[str, str]:
     return out
 
 
+def mapping_arguments(p: argparse.ArgumentParser) -> None:
+    """--mapping and --batch (docs/compiler.md, "Mappings")."""
+    from rapsim.compiler.mapping import PRESETS
+    p.add_argument("--mapping", metavar="NAME", choices=PRESETS,
+                   help=f"a whole-net mapping ({', '.join(PRESETS)}) replacing the "
+                        f"description's (default: the description's, else rows)")
+    p.add_argument("--batch", type=int, default=1, metavar="B",
+                   help="data and hybrid mappings: patterns per node between two all-reduces "
+                        "of the weight changes (default 1)")
+
+
+def resolve_mapping(args, net, nodes: int):
+    """The Mapping of the options and the description."""
+    from rapsim.compiler.mapping import resolve
+    return resolve(net, nodes, args.mapping, args.batch)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from rapsim.commands.run import add_machine_arguments
     p.add_argument("network", help="network description (.net)")
@@ -64,6 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --forward-only: the net that infers, a sub-net's name (default: "
                         "the main net, the description's first)")
     params_argument(p)
+    mapping_arguments(p)
     add_machine_arguments(p)
 
 
@@ -93,12 +111,16 @@ def print_layout(plan, file=None) -> None:
     con = Console(file=file or sys.stdout, width=120)
     t = Table(title=f"{plan.network.name} on {plan.nodes} node{'s' if plan.nodes > 1 else ''}: "
                     "units per node")
-    for col in ("layer", "kind", "units", "per node", "gathered", "errors reduced"):
-        t.add_column(col, justify="left" if col in ("layer", "kind") else "right")
+    for col in ("layer", "kind", "units", "per node", "gathered", "errors reduced", "placement"):
+        t.add_column(col, justify="left" if col in ("layer", "kind", "placement") else "right")
+    mapping = plan.mapping.layers if plan.mapping is not None else {}
     for name, lp in plan.layers.items():
         rows = sorted({lp.split.rows(k) for k in range(plan.nodes)}, reverse=True)
+        where = mapping.get(name)
         t.add_row(name, lp.kind, str(lp.layer.size), "/".join(map(str, rows)),
-                  "yes" if lp.gathered else "", "yes" if lp.reduced else "")
+                  "yes" if lp.gathered and not lp.split.whole else "",
+                  "yes" if lp.reduced and not lp.split.whole else "",
+                  f"nodes {where.first}..{where.last}, by {where.split}" if where else "")
     con.print(t)
     m = Table(title="node memory (the same on every node, sized for the largest slice)")
     for col in ("buffer", "words", "region", "holds"):
@@ -126,16 +148,20 @@ def run(args) -> int:
     for path in outputs:                  # no file when one cannot be written
         check_writable(path)
     net = load_network(args.network, args.params, args.params_file)
+    mapping = resolve_mapping(args, net, config.nodes)
     if args.forward_only:
         from rapsim.compiler.checkpoint import load_weights
         from rapsim.compiler.infer import compile_inference, weights_file_words
+        from rapsim.compiler.mapping import require_rows
+        require_rows(mapping, net, "the inference image (--forward-only, rap infer)")
         weights = load_weights(args.weights, net) if args.weights else None
         prog = compile_inference(net, config.nodes, config.memory, net=args.net)
         if weights is not None:
             write_file(args.weights_file,
                        weights_file_words(prog.plan, weights).astype("<u4").tobytes())
     else:
-        prog = compile_network(net, config.nodes, config.memory)
+        prog = compile_network(net, config.nodes, config.memory, mapping=mapping)
+    print(mapping.describe())
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)

@@ -27,7 +27,7 @@ EXIT_MACHINE_STOPPED = 3
 
 
 def add_arguments(p) -> None:
-    from rapsim.commands.cc import params_argument
+    from rapsim.commands.cc import mapping_arguments, params_argument
     from rapsim.commands.run import _positive, add_machine_arguments
     p.add_argument("network", help="network description (.net)")
     p.add_argument("--data", required=True, metavar="FILE",
@@ -65,6 +65,7 @@ def add_arguments(p) -> None:
     p.add_argument("--max-cycles", type=_positive, default=1 << 40, metavar="N",
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
+    mapping_arguments(p)
     add_machine_arguments(p)
     runtools.add_arguments(p, trace=False)
 
@@ -178,6 +179,10 @@ def report(result, file=None) -> None:
                   f"{ev['stalls'].get(cause, 0) / max(ev['node_cycles'], 1):.1%}")
     m.add_row("ring utilisation", f"{tr['ring_utilisation']:.1%}", f"{ev['ring_utilisation']:.1%}")
     con.print(m)
+    if result.mapping:
+        con.print(f"mapping {result.mapping['name']}"
+                  + (f", batch {result.mapping['batch']} per node"
+                     if result.mapping["name"] in ("data", "hybrid") else ""))
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
@@ -264,7 +269,7 @@ class _Progress:
 
 
 def run(args) -> int:
-    from rapsim.commands.cc import load_network
+    from rapsim.commands.cc import load_network, resolve_mapping
     from rapsim.commands.run import machine_config
     from rapsim.compiler.build import compile_network
     from rapsim.compiler.train import TrainingFailed, run_program
@@ -276,7 +281,10 @@ def run(args) -> int:
     from rapsim.compiler.checkpoint import load_state, load_weights, save_state
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
-    program = compile_network(net, config.nodes, config.memory)
+    mapping = resolve_mapping(args, net, config.nodes)
+    program = compile_network(net, config.nodes, config.memory, mapping=mapping)
+    if not args.quiet:
+        print(mapping.describe(), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")
     if resume is not None:
         done = resume.epochs_done

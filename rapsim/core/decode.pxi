@@ -165,6 +165,8 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                             d.addr_u |= 1 << d.naddr
                         d.addr_op[d.naddr] = i
                         d.naddr += 1
+        d.base = base_cycles(d.timing)
+        d.frg = RG_NONE
         d.valid = 1
         return 1
     return 0
@@ -187,5 +189,6 @@ cdef Decoded* decoded_at(Node* n, uint32_t a) noexcept nogil:
     if d.valid == 0:
         region = region_of(n, a)
         p = word_ptr(n, a, region)
-        decode_word(p[0], d)
+        if decode_word(p[0], d):
+            d.frg = region
     return d

@@ -229,6 +229,64 @@ cdef struct Ctx:
     int rgs[6]              # their regions
 
 
+cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_read,
+                        int64_t t_ring, int64_t dma_delay, int in_slot, int rpts_was) noexcept nogil:
+    """The end of an executed instruction, shared by step() and the fast path
+    (fast.pxi): its cycles and stall counters (timing.pxi), the register
+    groups it writes, and the next PC (delay slots, RPTS repetitions, RPTB
+    loops: guide 7.1)."""
+    cdef Decoded* d = c.d
+    cdef uint32_t pc = c.pc, v
+    cdef int occ, wait_part, conf_part, extra, ew
+    # -- cycles
+    occ = acc_cycles(&c.acc, &wait_part, &conf_part)
+    n.stall[SC_REGCONF] += stall_rc
+    if c.base > 1:
+        n.stall[SC_BRANCH] += c.base - 1
+    extra = occ - c.base
+    if extra > 0:
+        ew = wait_part if wait_part < extra else extra
+        n.stall[SC_MEMWAIT] += ew
+        n.stall[SC_BUSCONF] += extra - ew
+    n.stall[SC_RING_READ] += t_read - t
+    n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
+    n.cycle = t_ring + (occ if occ > c.base else c.base)
+    n.instret += 1
+    if n.periph_on:
+        n.p.cpu_lost += dma_delay
+        periph_note_cpu(n, &c.acc, t_ring)
+    if d.writes:
+        note_group_writes(n, d.writes, n.cycle)
+
+    # -- next PC: delay slots, RPTS repetitions, RPTB loops (guide 7.1)
+    if in_slot:
+        n.dslots -= 1
+        if n.dslots == 0 and n.dtaken:
+            c.nextpc = n.dtarget
+    if rpts_was != 0:
+        # this was one execution of the instruction RPTS repeats
+        v = n.r[RAP_REG_RC] - 1
+        n.r[RAP_REG_RC] = v
+        if <int32_t>v >= 0:
+            c.nextpc = pc
+        else:
+            n.rpts = 0
+            n.rpts_ring = 0
+            n.r[RAP_REG_ST] &= ~ST_RM
+    elif (n.r[RAP_REG_ST] & ST_RM) and n.rpts == 0 and pc == (n.r[RAP_REG_RE] & 0xFFFFFF) \
+            and c.nextpc == pc + 1:
+        v = n.r[RAP_REG_RC] - 1
+        n.r[RAP_REG_RC] = v
+        if <int32_t>v >= 0:
+            c.nextpc = n.r[RAP_REG_RS]
+        else:
+            n.r[RAP_REG_ST] &= ~ST_RM
+    n.pc = c.nextpc & 0xFFFFFF
+    n.prev_pc = pc
+    if c.hostcall:
+        n.status = ST_HOSTCALL
+
+
 cdef int step(Node* n) noexcept nogil:
     """Execute one instruction (or one repetition under RPTS).  Returns the
     node status (ST_RUNNING to continue)."""
@@ -240,7 +298,7 @@ cdef int step(Node* n) noexcept nogil:
     cdef int ring_rd = -1, ring_wr = -1, ring_stat_i = -1, fwd = 0
     cdef int64_t t0, t, stall_rc, t_ring, t_read, when
     cdef uint32_t newar[6]
-    cdef int in_slot, occ, wait_part, conf_part, extra, ew
+    cdef int in_slot
     cdef int rpts_was = n.rpts
     cdef int64_t dma_delay = 0
 
@@ -283,6 +341,7 @@ cdef int step(Node* n) noexcept nogil:
             n.rpts_ins = d[0]
             n.rpts_pc = pc
             n.rpts = 2
+            n.rpts_ring = 0
             d = &n.rpts_ins
     in_slot = n.dslots > 0
     if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
@@ -417,58 +476,13 @@ cdef int step(Node* n) noexcept nogil:
     c.pc = pc
     c.nextpc = pc + 1
     c.t_ring = t_ring
-    c.base = base_cycles(d.timing)
+    c.base = d.base
     c.hostcall = 0
     err = execute_op(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
 
-    # -- cycles
-    occ = acc_cycles(&c.acc, &wait_part, &conf_part)
-    n.stall[SC_REGCONF] += stall_rc
-    if c.base > 1:
-        n.stall[SC_BRANCH] += c.base - 1
-    extra = occ - c.base
-    if extra > 0:
-        ew = wait_part if wait_part < extra else extra
-        n.stall[SC_MEMWAIT] += ew
-        n.stall[SC_BUSCONF] += extra - ew
-    n.stall[SC_RING_READ] += t_read - t
-    n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
-    n.cycle = t_ring + (occ if occ > c.base else c.base)
-    n.instret += 1
-    if n.periph_on:
-        n.p.cpu_lost += dma_delay
-        periph_note_cpu(n, &c.acc, t_ring)
-    if d.writes:
-        note_group_writes(n, d.writes, n.cycle)
-
-    # -- next PC: delay slots, RPTS repetitions, RPTB loops (guide 7.1)
-    if in_slot:
-        n.dslots -= 1
-        if n.dslots == 0 and n.dtaken:
-            c.nextpc = n.dtarget
-    if rpts_was != 0:
-        # this was one execution of the instruction RPTS repeats
-        v = n.r[RAP_REG_RC] - 1
-        n.r[RAP_REG_RC] = v
-        if <int32_t>v >= 0:
-            c.nextpc = pc
-        else:
-            n.rpts = 0
-            n.r[RAP_REG_ST] &= ~ST_RM
-    elif (n.r[RAP_REG_ST] & ST_RM) and n.rpts == 0 and pc == (n.r[RAP_REG_RE] & 0xFFFFFF) \
-            and c.nextpc == pc + 1:
-        v = n.r[RAP_REG_RC] - 1
-        n.r[RAP_REG_RC] = v
-        if <int32_t>v >= 0:
-            c.nextpc = n.r[RAP_REG_RS]
-        else:
-            n.r[RAP_REG_ST] &= ~ST_RM
-    n.pc = c.nextpc & 0xFFFFFF
-    n.prev_pc = pc
-    if c.hostcall:
-        n.status = ST_HOSTCALL
+    retire(n, &c, stall_rc, t, t_read, t_ring, dma_delay, in_slot, rpts_was)
     return n.status
 
 

@@ -179,6 +179,19 @@ cdef inline F40 flt_op(int op, F40 a, F40 b, uint32_t* fl) noexcept nogil:
     return b
 
 
+cdef inline void mpyf_par_addsubf(Node* n, Ctx* c, int sub) noexcept nogil:
+    """MPYF3 || ADDF3 and MPYF3 || SUBF3 (guide 13.2): every operand is read
+    before either part writes; V, UF, LV, LUF from both parts.  (Also called
+    directly by the bulk RPTS loop, fast.pxi: the inner loop of every layer.)"""
+    cdef Decoded* d = c.d
+    cdef uint32_t fl = 0, fl2 = 0
+    cdef F40 fr = fmpy(fval(n, c, 0), fval(n, c, 1), &fl)
+    cdef F40 fr2 = faddsub(fval(n, c, 4), fval(n, c, 3), sub, &fl2)
+    write_f(n, d.o[2].reg, fr)
+    write_f(n, d.o[5].reg, fr2)
+    set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+
+
 cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     """Run the operation of c.d; 0 or an ERR_* code (with n.err_addr)."""
     cdef Decoded* d = c.d
@@ -393,11 +406,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         write_reg(n, d.o[3].reg, b)
         write_reg(n, d.o[1].reg, a)
     elif op == RAP_OP_MPYF_P_ADDF or op == RAP_OP_MPYF_P_SUBF:
-        fr = fmpy(fval(n, c, 0), fval(n, c, 1), &fl)
-        fr2 = faddsub(fval(n, c, 4), fval(n, c, 3), op == RAP_OP_MPYF_P_SUBF, &fl2)
-        write_f(n, d.o[2].reg, fr)
-        write_f(n, d.o[5].reg, fr2)
-        set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+        mpyf_par_addsubf(n, c, op == RAP_OP_MPYF_P_SUBF)
     elif op == RAP_OP_MPYI_P_ADDI or op == RAP_OP_MPYI_P_SUBI:
         r = imul24(n, ival(n, c, 0), ival(n, c, 1), &fl)
         a = ival(n, c, 4)

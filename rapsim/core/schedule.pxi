@@ -51,13 +51,22 @@ cdef inline int may_proceed(Node* n) noexcept nogil:
 cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """Run one node until it stops, waits, its clock reaches limit or it has
     spent the budget of instructions (budget[0] is decremented; stopping
-    early is like a shorter quantum: it changes no result).  An instrumented
-    node (probe.pxi) runs run_node_probed instead (run_machine checks)."""
+    early is like a shorter quantum: it changes no result).  Instructions in
+    the plain state run on the fast path (fast.pxi), the others through
+    step().  An instrumented node (probe.pxi) runs run_node_probed instead
+    (run_machine checks)."""
     while n.status == ST_RUNNING:
         if n.cycle >= limit or budget[0] <= 0:
             break
-        budget[0] -= 1
-        step(n)
+        if plain_state(n):
+            # the common case (fast.pxi): RPTS repetitions in bulk, or one instruction
+            if n.rpts == 2 and rpts_bulk(n, limit, budget):
+                continue
+            budget[0] -= 1
+            fast_step(n)
+        else:
+            budget[0] -= 1
+            step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
         n.lb = periph_lb(n, n.cycle)
     return n.status

@@ -122,6 +122,8 @@ cdef struct Decoded:
     uint8_t addr_w      # bit k set: addr_op[k] is written (a store), else read
     uint8_t addr_u      # bit k set: addr_op[k] is indirect and updates its ARn
     uint8_t access      # 0 for NOP: addresses are formed, memory is not touched
+    uint8_t base        # base cycles of its timing class (timing.pxi base_cycles), set at decode
+    uint8_t frg         # region it was fetched from (decoded_at; the fast path's fetch), else RG_NONE
     Opnd o[6]
 
 
@@ -194,6 +196,7 @@ cdef struct Node:
     int32_t dtaken
     int32_t rpts            # an RPTS repetition is in progress
     Decoded rpts_ins        # the instruction RPTS repeats (fetched once)
+    int32_t rpts_ring       # its repetitions touch the ring or a peripheral: step() runs them (fast.pxi)
     uint32_t rpts_pc
     int32_t fwd_count       # RING_FWD: words still to forward
     # run state

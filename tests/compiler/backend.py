@@ -150,6 +150,20 @@ def simulated_against_reference(network, tr, te, nodes: int, tol: float = 1e-5):
     from rapsim.compiler.train import train
     ref = reference_train(network, tr, te, c30_activations=True)
     sim = train(network, tr, te, nodes=nodes)
+    agrees(sim, ref, tr, te, tol, every_figure=False)
+    return sim, ref
+
+
+#: how close the simulated RAP's weights and outputs are to the reference's
+WEIGHT_TOL = 1e-5
+OUTPUT_TOL = 1e-5
+
+
+def agrees(sim, ref, tr, te, tol: float = WEIGHT_TOL, every_figure: bool = True) -> None:
+    """Assert that the simulated run ``sim`` (a TrainResult) matches the
+    reference run ``ref`` within ``tol``: weights, outputs on the training
+    and test sets, every epoch's loss (``every_figure``: its rate and
+    accuracy too)."""
     assert sim.weights.max_difference(ref.model.weights) < tol
     y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
     assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < tol
@@ -159,4 +173,5 @@ def simulated_against_reference(network, tr, te, nodes: int, tol: float = 1e-5):
     assert len(sim.epochs) == len(ref.epochs)
     for a, b in zip(sim.epochs, ref.epochs):
         assert abs(a.train_loss - b.train_loss) < tol
-    return sim, ref
+        if every_figure:
+            assert a.rate == b.rate and a.train_accuracy == b.train_accuracy

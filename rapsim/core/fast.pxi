@@ -1,0 +1,285 @@
+# The fast path of a node (issue 16): the same instruction semantics, cycle
+# rules and counters as step() (execute.pxi), for the common case only.
+#
+# run_node() (schedule.pxi) sends an instruction here when the node is in a
+# plain state at the instruction boundary (plain_state below): no on-chip
+# peripheral is active (periph_on), no instruction is waiting to be retried
+# after a ring wait (pend_valid), the RPTS repetitions in progress have not
+# been found to touch the ring or a peripheral (rpts_ring: they then all go
+# to step(), without the fast path's attempt first), and no enabled
+# interrupt is pending.
+# fast_step() then also hands the instruction to step() -- before changing
+# anything, so step() does it all from the start -- when
+#   * the pre-decoded record is missing or not a legal instruction (step()
+#     decodes it, or reports the error);
+#   * the instruction is the first of an RPTS repetition, or is in the delay
+#     slots of a delayed branch but is not an ordinary instruction (step()
+#     checks those rules and reports the error);
+#   * one of its memory operands is outside plain memory: a ring or host
+#     register, a peripheral register, or unmapped.
+# Everything the fast path leaves out (ring waits, peripherals, host calls,
+# interrupts, the errors of rare cases) is therefore decided by step(), the
+# one general path; what the fast path does is the common part of step()
+# without its checks for those cases.  An RPTS repetition (guide 7.1.1,
+# "RPTS") and the instructions of an RPTB loop stay on the fast path: the
+# repeated instruction is kept in Node.rpts_ins and is neither fetched nor
+# decoded again; the loop counter and the RPTB boundary are handled by
+# retire(), shared with step().  tests/speed/test_recorded_reference.py checks that
+# every result and counter equals the recorded reference of the general path.
+
+
+cdef inline bint plain_state(Node* n) noexcept nogil:
+    """May the next instruction of n run on the fast path?  (No peripheral
+    activity, no pending retry, no RPTS over the ring, no enabled interrupt
+    pending: guide 7.6.)"""
+    if n.periph_on | n.pend_valid | n.rpts_ring:
+        return 0
+    if (n.r[RAP_REG_ST] & ST_GIE) and (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
+        return 0
+    return 1
+
+
+cdef int fast_step(Node* n) noexcept nogil:
+    """Execute one instruction (or one RPTS repetition) of a node in the plain
+    state; the rare cases go to step().  Returns the node status."""
+    cdef Decoded* d
+    cdef Decoded* page
+    cdef Opnd* o
+    cdef Ctx c
+    cdef uint32_t pc = n.pc, a
+    cdef uint32_t newar[6]
+    cdef int i, k, rg, frg = RG_NONE, err, in_slot
+    cdef int rpts_was = n.rpts
+    cdef int64_t t, stall_rc
+
+    # -- the instruction: repeated by RPTS, or pre-decoded at pc
+    if rpts_was == 2:
+        d = &n.rpts_ins
+        pc = n.rpts_pc
+    else:
+        if rpts_was:
+            return step(n)              # RPTS's first fetch: the target's checks
+        page = n.dcache[pc >> DPAGE_BITS]
+        if page == NULL:
+            return step(n)
+        d = &page[pc & (DPAGE_WORDS - 1)]
+        if d.valid != 1 or d.frg >= RG_RINGIO:
+            return step(n)
+        frg = d.frg             # (pre-decoded where it was fetched: its region)
+    in_slot = n.dslots > 0
+    if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
+        return step(n)
+
+    # -- decode: register conflicts, effective addresses (plain memory only;
+    # nothing has been changed yet, so step() can still take over)
+    t = n.cycle
+    stall_rc = conflict_stall(n, d.uses, t) if d.uses else 0
+    t += stall_rc
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        o = &d.o[i]
+        if o.kind == RAP_K_DIR:
+            a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+        else:
+            a = ind_address(n, o, &newar[i])
+        c.ea[i] = a
+        if d.access:
+            rg = region_of(n, a)
+            if rg >= RG_RINGIO:
+                if rpts_was == 2:
+                    n.rpts_ring = 1     # so are the next repetitions, most likely
+                return step(n)
+            c.rgs[i] = rg
+
+    # -- fetch (not for RPTS repetitions): counters and the instruction cache
+    acc_clear(&c.acc)
+    if frg != RG_NONE:
+        n.acc_fetch[frg] += 1
+        if frg > RG_DRAM or not cache_fetch(n, pc):
+            acc_add(n, &c.acc, frg)
+
+    # -- read memory operands
+    if d.access:
+        for k in range(d.naddr):
+            if (d.addr_w >> k) & 1:
+                continue
+            i = d.addr_op[k]
+            rg = c.rgs[i]
+            c.mv[i] = word_ptr(n, c.ea[i], rg)[0]
+            n.acc_read[rg] += 1
+            acc_add(n, &c.acc, rg)
+
+    # -- keep ARn updates, in commit order (see step())
+    for k in range(d.naddr):
+        if (d.addr_u >> k) & 1:
+            i = d.addr_op[k]
+            n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
+
+    # -- execute, then cycles and the next PC
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t
+    c.base = d.base
+    c.hostcall = 0
+    err = execute_op(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+    retire(n, &c, stall_rc, t, t, t, 0, in_slot, rpts_was)
+    return n.status
+
+
+# --- RPTS repetitions in bulk ----------------------------------------------------
+#
+# An RPTS repetition (guide 7.1.1, RPTS) fetches nothing, and when its memory
+# operands stay in one plain region every repetition has the same cycles
+# (one on-chip block or bus occupancy, guide 8.2.3 / timing.pxi): the
+# repetitions then run in a tight loop (addresses, reads, the operation),
+# and the cycle, instruction, stall and repeat counters are added once for
+# the whole run.  The conditions, checked before the first one, make every
+# repetition the same to the timing model:
+#   * no register-conflict stall now, and the instruction writes only R0-R7
+#     (so no AR, IR, BK, DP, SP, RC or ST group changes under the loop), and
+#     does not use the stack;
+#   * its indirect operands use distinct ARn with linear modes (not circular
+#     or bit-reversed), and over the repetitions every address stays in one
+#     plain region without wrapping round 24 bits;
+#   * the cycle limit and the instruction budget allow K >= 1 repetitions,
+#     and RC >= K (the repetition that ends the loop is left to fast_step(),
+#     whose retire() ends it).
+
+cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region) noexcept nogil:
+    """Do the addresses of indirect operand o over the next K repetitions,
+    and its ARn after them, stay in one plain region without a 24-bit wrap?
+    (Its region in region[0].)"""
+    cdef int am = o.am & 15, ik = o.am >> 4
+    cdef int64_t ar = n.r[RAP_REG_AR0 + o.reg] & 0xFFFFFF, idx, delta = 0, first, last, end
+    if ik == 0:
+        idx = <uint32_t>o.val
+    elif ik == 1:
+        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
+    else:
+        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
+    if am == AM_POST or am == AM_POST_M or am == AM_NONE:
+        delta = 0 if am == AM_NONE else (idx if am == AM_POST else -idx)
+        first = ar
+        last = ar + (K - 1) * delta
+        end = ar + K * delta
+    elif am == AM_PRE or am == AM_PRE_M:
+        first = ar + idx if am == AM_PRE else ar - idx
+        last = first
+        end = ar
+    elif am == AM_PRE_U or am == AM_PRE_UM:
+        delta = idx if am == AM_PRE_U else -idx
+        first = ar + delta
+        last = ar + K * delta
+        end = last
+    else:
+        return 0                    # circular or bit-reversed
+    if first < 0 or last < 0 or end < 0 or first > 0xFFFFFF or last > 0xFFFFFF or end > 0xFFFFFF:
+        return 0
+    region[0] = region_of(n, <uint32_t>first)
+    return region[0] < RG_RINGIO and region_of(n, <uint32_t>last) == region[0]
+
+
+cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """Run the next repetitions of the instruction RPTS repeats in bulk, if
+    the conditions above hold; returns how many (0: none, the caller runs
+    the next one through fast_step()).  budget[0] is decremented by it."""
+    cdef Decoded* d = &n.rpts_ins
+    cdef Opnd* o
+    cdef Ctx c
+    cdef Acc acc
+    cdef uint32_t pc = n.rpts_pc, a
+    cdef uint32_t newar[6]
+    cdef uint32_t ars = 0
+    cdef int i, k, rg, err, occ, wait_part, conf_part, extra, ew
+    cdef int64_t K, j, cyc, t0
+    K = <int32_t>n.r[RAP_REG_RC]
+    if K <= 0 or (d.uses & GRP_SP):
+        return 0
+    t0 = n.cycle
+    if d.uses and conflict_stall(n, d.uses, t0):
+        return 0
+    for i in range(d.nops):
+        if d.o[i].kind == RAP_K_REG and d.o[i].reg >= 8:
+            return 0                # only R0-R7 may be read or written
+    if budget[0] < K:
+        K = budget[0]
+    acc_clear(&acc)
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        o = &d.o[i]
+        if o.kind == RAP_K_DIR:
+            a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+            rg = region_of(n, a)
+            if rg >= RG_RINGIO:
+                return 0
+        else:
+            if (ars >> o.reg) & 1:
+                return 0            # two operands on one ARn
+            ars |= 1u << o.reg
+            if not bulk_address_range(n, o, K, &rg):
+                return 0
+        c.rgs[i] = rg
+        if d.access:
+            acc_add(n, &acc, rg)
+    occ = acc_cycles(&acc, &wait_part, &conf_part)
+    cyc = occ if occ > 1 else 1     # the base of RPTS-able instructions is 1
+    if limit - t0 < K * cyc:        # repetitions that start before the limit
+        K = (limit - t0 + cyc - 1) // cyc
+        if K <= 0:
+            return 0
+    # -- the repetitions
+    c.d = d
+    c.pc = pc
+    c.base = 1
+    c.hostcall = 0
+    acc_clear(&c.acc)
+    err = 0
+    j = 0
+    while j < K:
+        for k in range(d.naddr):
+            i = d.addr_op[k]
+            o = &d.o[i]
+            if o.kind == RAP_K_DIR:
+                c.ea[i] = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+            else:
+                c.ea[i] = ind_address(n, o, &newar[i])
+        if d.access:
+            for k in range(d.naddr):
+                if (d.addr_w >> k) & 1:
+                    continue
+                i = d.addr_op[k]
+                c.mv[i] = word_ptr(n, c.ea[i], c.rgs[i])[0]
+                n.acc_read[c.rgs[i]] += 1
+        for k in range(d.naddr):
+            if (d.addr_u >> k) & 1:
+                i = d.addr_op[k]
+                n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
+        c.nextpc = pc + 1
+        c.t_ring = t0 + j * cyc
+        if d.op == RAP_OP_MPYF_P_ADDF:
+            mpyf_par_addsubf(n, &c, 0)  # the dot product's step, without the dispatch
+        else:
+            err = execute_op(n, &c)
+            if err:
+                break
+        j += 1
+    # -- the counters of the j repetitions done, as retire() would add them
+    n.cycle = t0 + j * cyc
+    n.instret += j
+    extra = occ - 1
+    if extra > 0:
+        ew = wait_part if wait_part < extra else extra
+        n.stall[SC_MEMWAIT] += j * ew
+        n.stall[SC_BUSCONF] += j * (extra - ew)
+    n.r[RAP_REG_RC] = n.r[RAP_REG_RC] - <uint32_t>j
+    budget[0] -= j
+    if j:
+        n.prev_pc = pc
+    if err:
+        budget[0] -= 1
+        fail(n, err, pc, d.word, n.err_addr)
+        return j + 1
+    return j
