@@ -419,6 +419,7 @@ cdef int step(Node* n) noexcept nogil:
                 # no ring-data access of this node before t (t + 1 if this
                 # instruction has none): the bound its neighbours' RING_STAT use
                 n.lb = periph_lb(n, t if (ring_rd >= 0 or ring_wr >= 0) else t + 1)
+                ring_sync_note(n)
                 return ring_wait(n, d, fetch_rg, ST_RING_SYNC)
     if n.periph_on:
         # a DMA access in progress when the instruction's accesses start (at

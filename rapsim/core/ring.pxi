@@ -128,3 +128,38 @@ cdef inline int ring_stat(Node* n, int64_t t, uint32_t* value) noexcept nogil:
         v |= 2
     value[0] = v
     return 1
+
+
+# A node waiting on RING_STAT (ST_RING_SYNC) is decided by ring_stat() from
+# its two links and its neighbours' bounds only (and an interrupt raised
+# meanwhile, guide 7.6).  Those change only when a word is written or read,
+# a rotation is committed, or a neighbour's bound moves: the scheduler
+# tries the node again only then (may_proceed, schedule.pxi); a retry with
+# all of them unchanged would wait again with nothing changed.
+
+cdef inline void ring_sync_state(Node* n, int64_t* s) noexcept nogil:
+    s[0] = <int64_t>n.rin.words
+    s[1] = n.rin.last_read
+    s[2] = n.rin.rotate_at
+    s[3] = <int64_t>n.rout.words
+    s[4] = n.rout.last_read
+    s[5] = n.rout.rotate_at
+    s[6] = n.up.lb
+    s[7] = n.down.lb
+    s[8] = n.r[RAP_REG_IF]
+
+
+cdef inline void ring_sync_note(Node* n) noexcept nogil:
+    """Keep what a RING_STAT wait saw (ring_sync_changed compares)."""
+    ring_sync_state(n, n.sync_seen)
+
+
+cdef inline bint ring_sync_changed(Node* n) noexcept nogil:
+    """Has anything a RING_STAT wait depends on changed since it waited?"""
+    cdef int64_t s[9]
+    cdef int i
+    ring_sync_state(n, s)
+    for i in range(9):
+        if s[i] != n.sync_seen[i]:
+            return 1
+    return 0

@@ -37,10 +37,12 @@ cdef inline int stop_event(int status) noexcept nogil:
 cdef inline int may_proceed(Node* n) noexcept nogil:
     """Has what a waiting node waits for changed since it last tried?  (A read
     waits for a word on its input link, a write for room on its output link
-    or a rotation; a RING_STAT wait for its neighbours' clocks, which are
-    not tracked: always tried again.)"""
+    or a rotation; a RING_STAT wait for a change of its links, its
+    neighbours' bounds or IF: ring_sync_changed, ring.pxi.)"""
     if n.periph_on and n.p.dma_run:
         return 1            # its DMA channel may go on (periph.pxi)
+    if n.status == ST_RING_SYNC:
+        return n.periph_on or ring_sync_changed(n)
     if n.status == ST_RING_READ:
         return n.rin.count > 0
     if n.status == ST_RING_WRITE:

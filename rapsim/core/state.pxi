@@ -269,6 +269,7 @@ cdef struct Node:
     Node* up                # the node whose output feeds our input
     Node* down              # the node our output feeds
     int64_t lb              # lower bound of the cycle of this node's next action (scheduler)
+    int64_t sync_seen[9]    # what a RING_STAT wait last saw of its links and neighbours (ring.pxi)
     int64_t wait_t          # a ring wait: the cycle the waiting instruction issues at
     int wait_reads          # a ring wait: the waiting instruction reads RING_DATA
     # on-chip peripherals (periph.pxi); the hot loop looks only at periph_on
