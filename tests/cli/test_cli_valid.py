@@ -104,3 +104,34 @@ def test_missing_valid_file(files, tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["train", XOR_NET, "--data", files["train"], "--valid",
                         tmp_path / "none.pat", "--epochs", 1], monkeypatch, capsys)
     assert rc != 0 and "none.pat" in err
+
+
+@pytest.mark.parametrize("extra", [["--stream"], ["--mapping", "layers"]])
+def test_valid_with_stream_and_mappings(extra, files, tmp_path, monkeypatch, capsys):
+    """A streamed database and another mapping give the default run's figures."""
+    runs = []
+    for more in ([], extra):
+        js = tmp_path / f"r{len(runs)}.json"
+        rc, out, err = rap(["train", XOR_NET, "--data", files["train"], "--valid",
+                            files["valid"], "--test", files["test"], "--nodes", 4,
+                            "--epochs", 3, "--quiet", "--json", js] + more, monkeypatch, capsys)
+        assert rc == 0, err
+        runs.append(json.loads(js.read_text()))
+    for a, b in zip(runs[0]["epochs"], runs[1]["epochs"]):
+        assert a["valid_loss"] == pytest.approx(b["valid_loss"], abs=1e-6)
+        assert a["test_loss"] == pytest.approx(b["test_loss"], abs=1e-6)
+
+
+def test_valid_resumes(files, tmp_path, monkeypatch, capsys):
+    """Save after 2 epochs and resume for 2 more: the validation figures of the
+    4 epochs are those of one run."""
+    one, second = tmp_path / "one.json", tmp_path / "b.json"
+    base = ["train", XOR_NET, "--data", files["train"], "--valid", files["valid"], "--quiet"]
+    assert rap(base + ["--epochs", 4, "--json", one], monkeypatch, capsys)[0] == 0
+    state = tmp_path / "s.npz"
+    assert rap(base + ["--epochs", 2, "--save", state], monkeypatch, capsys)[0] == 0
+    assert rap(base + ["--epochs", 2, "--resume", state, "--json", second],
+               monkeypatch, capsys)[0] == 0
+    whole, resumed = json.loads(one.read_text()), json.loads(second.read_text())
+    assert [e["valid_loss"] for e in whole["epochs"]] == \
+        [e["valid_loss"] for e in resumed["epochs"]][-4:]
