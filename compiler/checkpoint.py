@@ -163,26 +163,49 @@ def save_state(path, network: Network, state: TrainingState) -> None:
     write_file(os.fspath(path), buf.getvalue())
 
 
+#: a checkpoint's arrays unpack to at most this many bytes (docs/reliability.md)
+MAX_CHECKPOINT_BYTES = 1 << 30
+#: what a checkpoint's arrays may hold (dtype kinds; see data._npy_header)
+CHECKPOINT_KINDS = ("biufU", "a weights file holds numbers and a few words")
+
+
 def _open(path) -> dict[str, np.ndarray]:
-    from .data import _NP_ERRORS
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise RapError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise RapError(f"{path}: is a folder, not a weights file")
+    """Every array of a checkpoint or weights file, read from a regular file
+    of bounded size, each member's header checked before it is loaded."""
     import zipfile
-    try:
-        if not zipfile.is_zipfile(path):
-            raise RapError(f"{path}: not a .npz archive (a weights file or a saved training "
-                           "state is one)")
-        with np.load(path, allow_pickle=False) as z:
-            if isinstance(z, np.ndarray):
+
+    from rapsim.fileio import open_input
+
+    from .data import _NP_ERRORS, _npy_header
+    path = os.fspath(path)
+    fh = open_input(path, "a weights file", MAX_CHECKPOINT_BYTES)
+    with fh:
+        try:
+            if fh.read(6) == b"\x93NUMPY":
                 raise RapError(f"{path}: is a .npy array, not a .npz weights file")
-            return {k: z[k] for k in z.files}
-    except RapError:
-        raise
-    except (*_NP_ERRORS, AttributeError, TypeError) as e:
-        raise RapError(f"{path}: not a readable .npz weights file ({e})") from None
+            fh.seek(0)
+            if not zipfile.is_zipfile(fh):
+                raise RapError(f"{path}: not a .npz archive (a weights file or a saved training "
+                               "state is one)")
+            fh.seek(0)
+            with zipfile.ZipFile(fh) as zf:
+                infos = zf.infolist()
+                if sum(i.file_size for i in infos) > MAX_CHECKPOINT_BYTES:
+                    raise RapError(f"{path}: its arrays unpack to more than "
+                                   f"{MAX_CHECKPOINT_BYTES} bytes")
+                for info in infos:
+                    if not info.filename.endswith(".npy"):
+                        raise RapError(f"{path}: member {info.filename!r} is not a numpy array")
+                    with zf.open(info) as member:
+                        _npy_header(member, path, f"array {info.filename[:-4]!r}",
+                                    info.file_size, CHECKPOINT_KINDS)
+            fh.seek(0)
+            with np.load(fh, allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except RapError:
+            raise
+        except (*_NP_ERRORS, AttributeError, TypeError) as e:
+            raise RapError(f"{path}: not a readable .npz weights file ({e})") from None
 
 
 def _float_array(path: str, arrays: dict, key: str) -> np.ndarray:
@@ -257,11 +280,23 @@ def load_state(path, network: Network) -> TrainingState:
         raise RapError(f"{path}: the epoch history is missing or not an (epochs, 8) array")
     if done < 0 or len(hist) != done:
         raise RapError(f"{path}: epochs_done is {done} but the history has {len(hist)} epochs")
+    if not np.array_equal(hist[:, 0], np.arange(done)):
+        raise RapError(f"{path}: the epoch history's first column is not the epochs 0..{done - 1}")
+    if not np.all(np.isfinite(hist[:, 1])) or np.any(hist[:, 1] < 0):
+        raise RapError(f"{path}: the epoch history holds a learning rate that is negative, "
+                       "NaN or infinite")
+    seed = int(_scalar(path, arrays, "order_seed", "iu"))
+    if not 0 <= seed < 2 ** 63:
+        raise RapError(f"{path}: order_seed is {seed}; a seed is 0..2^63-1")
+    rate = float(_scalar(path, arrays, "rate", "fiu"))
+    if not (math.isfinite(rate) and rate >= 0):
+        raise RapError(f"{path}: rate is {rate}; a learning rate is a finite number, 0 or more")
+    patterns = int(_scalar(path, arrays, "train_patterns", "iu"))
+    if patterns < 0:
+        raise RapError(f"{path}: train_patterns is {patterns}; a count is 0 or more")
     stopped = str(_scalar(path, arrays, "stopped_by", "U"))
     if stopped not in ("epochs", "schedule", "behaviour"):
         raise RapError(f"{path}: stopped_by is {stopped!r}, not 'epochs', 'schedule' or "
                        "'behaviour'")
-    return TrainingState(weights, momentum, done, int(_scalar(path, arrays, "order_seed", "iu")),
-                         bool(_scalar(path, arrays, "shuffle", "b")),
-                         float(_scalar(path, arrays, "rate", "fiu")), _history(hist), stopped,
-                         int(_scalar(path, arrays, "train_patterns", "iu")))
+    return TrainingState(weights, momentum, done, seed, bool(_scalar(path, arrays, "shuffle", "b")),
+                         rate, _history(hist), stopped, patterns)

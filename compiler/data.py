@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rapsim.errors import RapError
-from rapsim.fileio import open_regular
+from rapsim.fileio import open_input
 
 from .ir import Network
 
@@ -125,28 +125,30 @@ def load_patterns(path, network: Network) -> Database:
 #: (docs/reliability.md).
 MAX_PATTERN_BYTES = 1 << 30
 
-#: what numpy raises for a file (or an archive member) it cannot read
-_NP_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+#: what numpy raises for a file (or an archive member) it cannot read; zipfile
+#: raises NotImplementedError for a zip version or compression method it does
+#: not know, RuntimeError for an encrypted member
+_NP_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error,
+              NotImplementedError, RuntimeError)
 
 
 def _open_regular(path: str):
     """``path`` opened for reading if it is a regular file of at most
     MAX_PATTERN_BYTES (rapsim.fileio.open_regular)."""
-    try:
-        return open_regular(path, MAX_PATTERN_BYTES)
-    except FileNotFoundError:
-        raise RapError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RapError(f"{path}: is a folder, not a pattern file") from None
-    except OSError as e:
-        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+    return open_input(path, "a pattern file", MAX_PATTERN_BYTES)
 
 
-def _npy_header(fh, path: str, what: str | None, size: int) -> tuple:
+#: what the arrays of a pattern file may hold (dtype kinds)
+PATTERN_KINDS = ("biuf", "pattern arrays hold numbers: bool, integer or float")
+
+
+def _npy_header(fh, path: str, what: str | None, size: int, kinds: tuple = PATTERN_KINDS
+                ) -> tuple:
     """The shape in the .npy header at ``fh`` (left where it was), after
-    checking that the dtype is numeric and that the ``size`` bytes of the
-    file can hold the array: a header that claims terabytes is refused
-    before anything is allocated."""
+    checking that the dtype is of ``kinds`` (the dtype kinds allowed, and a
+    sentence saying so) and that the ``size`` bytes of the file can hold the
+    array: a header that claims terabytes is refused before anything is
+    allocated."""
     start = fh.tell()
     fmt = np.lib.format
     unreadable = f"{path}: {what} is not readable" if what else f"{path}: not a readable numpy file"
@@ -162,9 +164,8 @@ def _npy_header(fh, path: str, what: str | None, size: int) -> tuple:
                            "is not supported (1.0 and 2.0 are)")
     except _NP_ERRORS as e:
         raise RapError(f"{unreadable} ({e})") from None
-    if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biuf":
-        raise RapError(f"{unreadable} (it holds {dtype}; pattern arrays hold numbers: bool, "
-                       "integer or float)")
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in kinds[0]:
+        raise RapError(f"{unreadable} (it holds {dtype}; {kinds[1]})")
     if any(d < 0 for d in shape):
         raise RapError(f"{path}: {what} has a negative dimension in shape {shape}")
     need = math.prod(shape) * dtype.itemsize

@@ -159,7 +159,7 @@ def inputs_file_words(inputs: np.ndarray, plan: Plan) -> np.ndarray:
     rapsim.compiler.host.node_records)."""
     from rapsim.compiler.host import node_records
     x = np.asarray(inputs, dtype=np.float64)
-    return node_records(plan, x.reshape(len(x), -1)).ravel()
+    return node_records(plan, x.reshape(len(x), plan.input_words)).ravel()
 
 
 class _InferGen(_Gen):
@@ -610,7 +610,7 @@ def load_inputs(path, network: Network) -> np.ndarray:
 def load_records(path, network: Network) -> tuple[np.ndarray, np.ndarray | None]:
     """Like :func:`load_inputs`, with the targets of a pattern file (None
     for a file of inputs alone)."""
-    from rapsim.compiler.data import _NP_ERRORS, input_size, load_patterns
+    from rapsim.compiler.data import _open_regular, input_size, load_patterns
     path = os.fspath(path)
     words = input_size(network)
     if not os.path.exists(path):
@@ -627,42 +627,63 @@ def load_records(path, network: Network) -> tuple[np.ndarray, np.ndarray | None]
         return x, t
     except RapError as e:
         first_error = e
-    if suffix in (".npy", ".npz"):
-        try:
-            z = np.load(path, allow_pickle=False)
-        except _NP_ERRORS as e:
-            raise RapError(f"{path}: not a readable numpy file ({e})") from None
-        if not isinstance(z, np.ndarray):
-            with z:
-                key = next((k for k in ("inputs", "x") if k in z.files), None)
-                if key is None:
-                    raise first_error
-                try:
-                    z = z[key]
-                except _NP_ERRORS as e:
-                    raise RapError(f"{path}: array {key!r} is not readable ({e})") from None
-        if z.ndim != 2 or z.shape[1] != words or z.dtype.kind not in "fiub":
-            raise RapError(f"{path}: expected numbers as rows of {words} input values, got "
-                           f"{z.dtype} of shape {z.shape}")
-        x = z.astype(np.float64)
-        _check_values(path, x)
-        return x, None
+    with _open_regular(path) as fh:
+        if suffix in (".npy", ".npz"):
+            z = _load_numpy_inputs(fh, path, suffix, first_error)
+            if z.ndim != 2 or z.shape[1] != words or z.dtype.kind not in "fiub":
+                raise RapError(f"{path}: expected numbers as rows of {words} input values, got "
+                               f"{z.dtype} of shape {z.shape}")
+            x = z.astype(np.float64)
+            _check_values(path, x)
+            return x, None
+        text = fh.read().decode("utf-8-sig", errors="replace")
     rows = []
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        for number, line in enumerate(fh, 1):
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            try:
-                row = [float(v) for v in text.split()]
-            except ValueError:
-                raise first_error from None
-            if len(row) != words:
-                raise first_error
-            rows.append(row)
+    for number, line in enumerate(text.splitlines(), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            row = [float(v) for v in text.split()]
+        except ValueError:
+            raise first_error from None
+        if len(row) != words:
+            raise first_error
+        rows.append(row)
     x = np.asarray(rows, dtype=np.float64).reshape(len(rows), words)
     _check_values(path, x)
     return x, None
+
+
+def _load_numpy_inputs(fh, path: str, suffix: str, first_error: RapError) -> np.ndarray:
+    """The inputs of a ``.npy`` (the array) or ``.npz`` (``inputs`` or
+    ``x``) opened at ``fh``; the array's header is checked (numeric dtype, a
+    shape the file's bytes hold) before numpy allocates it."""
+    import zipfile
+
+    from rapsim.compiler.data import MAX_PATTERN_BYTES, _NP_ERRORS, _np_load, _npy_header
+    if suffix == ".npy":
+        _npy_header(fh, path, None, os.fstat(fh.fileno()).st_size)
+        z = _np_load(fh, path)
+        if not isinstance(z, np.ndarray):
+            raise RapError(f"{path}: is a .npz archive, not a .npy array: name it .npz")
+        return z
+    try:
+        with zipfile.ZipFile(fh) as zf:
+            names = {n[:-4]: zf.getinfo(n) for n in zf.namelist() if n.endswith(".npy")}
+            key = next((k for k in ("inputs", "x") if k in names), None)
+            if key is None:
+                raise first_error
+            if names[key].file_size > MAX_PATTERN_BYTES:
+                raise RapError(f"{path}: array {key!r} unpacks to more than "
+                               f"{MAX_PATTERN_BYTES} bytes")
+            with zf.open(names[key]) as member:
+                _npy_header(member, path, f"array {key!r}", names[key].file_size)
+            with zf.open(names[key]) as member:
+                return np.lib.format.read_array(member, allow_pickle=False)
+    except RapError:
+        raise
+    except _NP_ERRORS as e:
+        raise RapError(f"{path}: not a readable numpy file ({e})") from None
 
 
 def _check_values(path: str, x: np.ndarray) -> None:

@@ -50,7 +50,7 @@ def read_params_file(path) -> dict[str, tuple]:
             name = name.strip()
             values = [v.strip() for v in rest.split(",")]
         else:
-            name, *values = text.replace(",", " ").split()
+            name, *values = text.replace(",", " ").split() or [""]
         if not _NAME.match(name):
             raise RapError(f"{path}:{number}: expected NAME = VALUE[, VALUE...], not {text!r}")
         if name in out:

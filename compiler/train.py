@@ -408,8 +408,14 @@ def random_patterns(network: Network, count: int, seed: int = 0) -> _Random:
     """``count`` patterns of uniform random inputs in [0, 1) (0 or 1 with
     equal chances in binary layers) and one-hot targets (one unit per
     output layer), for performance runs."""
-    rng = np.random.default_rng(seed)
+    from .data import MAX_PATTERN_BYTES
     words = sum(network.layers[n].size for n in network.inputs)
+    width = words + sum(network.layers[n].size for n in network.outputs)
+    if count * width * 8 > MAX_PATTERN_BYTES:
+        raise RapError(f"{count} random patterns of {width} values need {count * width * 8} "
+                       f"bytes, more than a pattern set may hold ({MAX_PATTERN_BYTES}); "
+                       "ask for fewer patterns")
+    rng = np.random.default_rng(seed)
     targets = []
     for name in network.outputs:
         size = network.layers[name].size

@@ -29,6 +29,9 @@ ALONE_LIMIT = 1_000_000     # instructions ``continue node N`` runs before it gi
 #: stopped node's clock (it changes no result: rapsim.machine.Simulator.run)
 QUANTUM = 1000
 
+#: the largest COUNT of step and next (each step is one call into the core)
+MAX_STEPS = 1 << 24
+
 
 class DebugError(Exception):
     """A command that cannot be done (the message says why)."""
@@ -211,13 +214,13 @@ class Debugger(cmd.Cmd):
     def do_info(self, arg):
         """info [break|nodes]: the breakpoints and watchpoints, or every node's state."""
         what = arg.strip() or "break"
-        if what.startswith("b") or what.startswith("w"):
+        if "break".startswith(what) or "watch".startswith(what):
             pts = self.sim.probes.points
             if not pts:
                 self.say("no breakpoints or watchpoints")
             for p in pts.values():
                 self.say(p.describe())
-        elif what.startswith("n"):
+        elif "nodes".startswith(what):
             for n in range(self.sim.nodes):
                 self.say(self._node_line(n))
         else:
@@ -283,9 +286,17 @@ class Debugger(cmd.Cmd):
         count = parse_int(words[0]) if words else 1
         if len(words) > 1 or count < 1:
             raise DebugError(f"usage: {'next' if over else 'step'} [COUNT] [node N | all]")
-        nodes = [self.node] if nodes is None else nodes
+        if count > MAX_STEPS:
+            raise DebugError(f"count must be 1..{MAX_STEPS}, not {count} ('continue' runs on "
+                             "to a breakpoint)")
+        nodes = shown = [self.node] if nodes is None else nodes
         sim = self.sim
         for _ in range(count):
+            # a node that has stopped for good (exited, error) steps no more:
+            # a large COUNT ends when every stepped node has stopped
+            nodes = [n for n in nodes if _can_step(sim.core.status(n))]
+            if not nodes:
+                break
             for n in nodes:
                 pc = sim.core.get_pc(n)
                 d = decode(int(sim.core.read(n, pc, 1)[0])) if sim.core.mapped(n, pc) else None
@@ -305,7 +316,7 @@ class Debugger(cmd.Cmd):
                     return
                 if st not in ("running",) and not st.startswith("ring"):
                     self.say(f"node {n}: {st}")
-        for n in nodes:
+        for n in shown:
             self.say(self._node_line(n))
 
     def _peripheral_event(self, n: int, before: tuple[int, int, dict, int]) -> None:
@@ -352,6 +363,8 @@ class Debugger(cmd.Cmd):
     def do_regs(self, arg):
         """regs [node N]: the registers (R0-R7 also as floating-point values)."""
         words, nodes = self._split(arg)
+        if words:
+            raise DebugError("usage: regs [node N | all]")
         for n in nodes or [self.node]:
             r = self.sim.registers(n)
             self.say(f"node {n}, cycle {self.sim.core.cycle(n)}, PC 0x{r['PC']:06X}")
@@ -368,7 +381,10 @@ class Debugger(cmd.Cmd):
         words, nodes = self._split(arg)
         floats = False
         if words and words[0].startswith("/"):
-            floats = words.pop(0) == "/f"
+            fmt = words.pop(0)
+            if fmt not in ("/f", "/x"):
+                raise DebugError(f"unknown format {fmt!r}: x/x shows hex words, x/f floats")
+            floats = fmt == "/f"
         if not words or len(words) > 2:
             raise DebugError("usage: x[/f] ADDRESS|LABEL [COUNT] [node N]")
         addr = self.location(words[0])
@@ -424,6 +440,8 @@ class Debugger(cmd.Cmd):
     def do_ring(self, arg):
         """ring: every link's latches (the words on their way, with the cycle
         each was written) and what each node waits for."""
+        if arg.strip():
+            raise DebugError("usage: ring")
         sim = self.sim
         for i in range(sim.nodes):
             words = sim.core.link_state(i)
@@ -474,6 +492,13 @@ class Debugger(cmd.Cmd):
 
     def complete_watch(self, text, line, begidx, endidx):
         return self._complete_names(text, registers=True)
+
+
+def _can_step(status: str) -> bool:
+    """Whether a node in this state executes more instructions when stepped
+    (running, waiting for the ring, at a breakpoint; not exited, stopped by
+    an error or in IDLE, which only 'continue' can wake)."""
+    return status in ("running", "break") or status.startswith("ring")
 
 
 def _nodes_text(nodes) -> str:

@@ -113,6 +113,19 @@ def open_regular(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES):
         raise
 
 
+def open_input(path: str | os.PathLike, what: str, limit: int = MAX_INPUT_BYTES):
+    """:func:`open_regular` with its failures as a RapError naming the file
+    (and saying it is not ``what`` when it is a folder)."""
+    try:
+        return open_regular(path, limit)
+    except FileNotFoundError:
+        raise RapError(f"{os.fspath(path)}: no such file") from None
+    except IsADirectoryError:
+        raise RapError(f"{os.fspath(path)}: is a folder, not {what}") from None
+    except OSError as e:
+        raise RapError(f"{os.fspath(path)}: cannot read: {e.strerror}") from None
+
+
 def read_regular(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of an input file (see :func:`open_regular`)."""
     with open_regular(path, limit) as fh:
@@ -125,13 +138,9 @@ def read_text(path: str | os.PathLike, what: str) -> str:
     saying it is not ``what`` (e.g. "a network description") when it is a
     folder or not UTF-8 text."""
     path = os.fspath(path)
+    with open_input(path, what) as fh:
+        data = fh.read(MAX_INPUT_BYTES + 1)
     try:
-        return read_regular(path).decode("utf-8-sig")
-    except FileNotFoundError:
-        raise RapError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RapError(f"{path}: is a folder, not {what}") from None
-    except OSError as e:
-        raise RapError(f"{path}: cannot read: {e.strerror}") from None
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise RapError(f"{path}: not {what} (byte {e.start} is not UTF-8 text)") from None

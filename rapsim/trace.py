@@ -192,7 +192,10 @@ def parse_nodes(text: str, count: int) -> list[int]:
                 lo, hi = (int(x) for x in part.split("-", 1))
                 if lo > hi:
                     raise ValueError
-                nodes.update(range(lo, hi + 1))
+                # only the machine's nodes: a range such as 0-99999999999
+                # must not be built (its ends are checked below)
+                nodes.update(range(max(lo, 0), min(hi, count - 1) + 1))
+                nodes.update(n for n in (lo, hi) if not 0 <= n < count)
             else:
                 nodes.add(int(part))
         except ValueError:

@@ -69,6 +69,10 @@ QUICK = {"boards": (1, 5, 10, 16), "speech": (128, 512), "square": (128, 512)}
 PUBLISHED = {20: {"mcps": "200-300", "mcups": "30-60"}, 40: {"mcps": "574", "mcups": "106"}}
 
 
+#: the most training patterns one point of a sweep (or one profile) measures:
+#: every pattern is simulated, and 2^20 already take hours (docs/reliability.md)
+MAX_MEASURED_PATTERNS = 1 << 20
+
 def published(nodes: int) -> str:
     p = PUBLISHED.get(nodes)
     return f"{p['mcps']} MCPS, {p['mcups']} MCUPS" if p else ""
@@ -427,6 +431,9 @@ def sweep_from_args(args) -> Sweep:
         raise RapError("--warmup must be 0 or more")
     if args.patterns < 1:
         raise RapError("--patterns must be at least 1")
+    if args.warmup + args.patterns > MAX_MEASURED_PATTERNS:
+        raise RapError(f"--warmup and --patterns: at most {MAX_MEASURED_PATTERNS} patterns in "
+                       f"all, not {args.warmup + args.patterns} (each is simulated)")
     machine = {k: getattr(args, k) for k in MACHINE_OPTIONS if getattr(args, k, None) is not None}
     if args.profile is not None and args.profile < 1:
         raise RapError("--profile: the sampling interval must be at least 1 cycle")

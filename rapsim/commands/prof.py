@@ -89,6 +89,9 @@ def _profile_network(args, config, attach):
         else:
             if args.patterns < 1:
                 raise RapError("--patterns must be 1 or more")
+            from rapsim.commands.bench import MAX_MEASURED_PATTERNS
+            if args.patterns > MAX_MEASURED_PATTERNS:
+                raise RapError(f"--patterns: at most {MAX_MEASURED_PATTERNS}, not {args.patterns}")
             program = compile_network(measurement_network(net), config.nodes, config.memory)
             measure(net, config, train_patterns=args.patterns, test_patterns=0,
                     program=program, instrument=attach)

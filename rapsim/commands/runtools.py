@@ -10,10 +10,12 @@ from rapsim.errors import RapError
 
 
 def _cycle(text: str) -> int:
-    from rapsim.commands.run import _whole
+    from rapsim.commands.run import MAX_COUNT, _whole
     v = _whole(text)
     if v < 0:
         raise argparse.ArgumentTypeError(f"a cycle number cannot be negative: {text!r}")
+    if v > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"at most {MAX_COUNT:.3g}, not {text!r}")
     return v
 
 
@@ -80,10 +82,7 @@ class Outputs:
                     nodes = parse_nodes(a.trace_nodes, sim.nodes)
                 except ValueError as e:
                     raise RapError(f"--trace-nodes: {e}") from None
-            try:
-                f = open(self.trace_path, "w", encoding="utf-8")
-            except OSError as e:
-                raise RapError(f"{self.trace_path}: cannot write the trace: {e.strerror}") from None
+            f = _OutputFile(self.trace_path, "the trace")
             self._files.append(f)
             sim.probes.trace(TextTrace(sim, f), nodes=nodes, start=a.trace_from, stop=a.trace_to)
         if self.vcd_path:
@@ -124,3 +123,28 @@ class Outputs:
         if sim.probes.dropped:
             raise RapError(f"{sim.probes.dropped} ring words of DMA channels are missing from "
                            f"{', '.join(self.paths())}: a trace buffer was full")
+
+
+class _OutputFile:
+    """A text file written while the machine runs (the instruction trace):
+    a failure to write it (a full disk, /dev/full, a file system that
+    refuses) is a RapError naming the file, whether it happens at the open,
+    at a write in the middle of the run or at the close."""
+
+    def __init__(self, path: str, what: str):
+        self.path, self.what = path, what
+        self.fh = self._do(lambda: open(path, "w", encoding="utf-8"))
+
+    def _do(self, action):
+        try:
+            return action()
+        except OSError as e:
+            raise RapError(f"{self.path}: cannot write {self.what}: "
+                           f"{e.strerror or e}") from None
+
+    def write(self, text: str) -> int:
+        return self._do(lambda: self.fh.write(text))
+
+    def close(self) -> None:
+        if not self.fh.closed:      # (a failed close still closes the file)
+            self._do(self.fh.close)

@@ -91,3 +91,92 @@ def test_cycle_costs_beyond_the_range_are_refused(tmp_path, monkeypatch, capsys,
     assert rap_main(["run", img, *opt, "--nodes", "2"], monkeypatch) == 1
     err = capsys.readouterr().err
     assert "0..1099511627776" in err or "1..1099511627776" in err
+
+
+# -- counts of measured patterns are bounded before anything is allocated -------
+
+XOR = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "examples" / "xor.net")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["prof", XOR, "--patterns", "99999999999"], "--patterns: at most 1048576, not 99999999999"),
+    (["bench", "--quick", "--patterns", "99999999999"],
+     "--warmup and --patterns: at most 1048576 patterns in all, not 100000000000"),
+    (["bench", "--quick", "--warmup", "1048576"],
+     "--warmup and --patterns: at most 1048576 patterns in all"),
+])
+def test_measured_pattern_counts(tmp_path, monkeypatch, capsys, argv, message):
+    """Before: a MemoryError (internal error) allocating terabytes of random
+    patterns (prof), or every point FAILED with exit status 3 (bench)."""
+    monkeypatch.chdir(tmp_path)
+    assert rap_main(argv, monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert message in err and "internal error" not in err
+    assert not (tmp_path / "rap-bench.json").exists()
+
+
+def test_random_patterns_refuse_terabytes():
+    from rapsim.compiler.parser import parse_file
+    from rapsim.compiler.train import random_patterns
+    from rapsim.errors import RapError
+    with pytest.raises(RapError, match="99999999999 random patterns of 3 values need "
+                                       "2399999999976 bytes"):
+        random_patterns(parse_file(XOR), 99999999999)
+
+
+XOR_PAT = str(__import__("pathlib").Path(XOR).with_suffix(".pat"))
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", XOR, "--data", XOR_PAT, "--resume", "{fifo}"],
+    ["train", XOR, "--data", XOR_PAT, "--load", "/dev/zero"],
+    ["infer", XOR, "--weights", "/dev/zero", "--data", XOR_PAT],
+    ["infer", XOR, "--weights", "{fifo}", "--data", XOR_PAT],
+    ["infer", XOR, "--weights", "{ok}", "--data", "{fifo}"],
+    ["infer", XOR, "--weights", "{ok}", "--data", "/dev/zero"],
+    ["cc", XOR, "-o", "x.out", "--params", "{fifo}"],
+])
+def test_devices_and_fifos_as_training_files(tmp_path, monkeypatch, capsys, argv):
+    """Before: rap infer --data FIFO blocked for ever, --data /dev/zero read
+    until memory ran out, and checkpoints were opened the same way."""
+    import os
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "p.npz")
+    assert rap_main(["train", XOR, "--data", XOR_PAT, "--epochs", "1", "--quiet",
+                     "--save", "ok.npz"], monkeypatch) == 0
+    capsys.readouterr()
+    argv = [a.format(fifo=tmp_path / "p.npz", ok=tmp_path / "ok.npz") for a in argv]
+    assert rap_main(argv, monkeypatch) == 1
+    err = capsys.readouterr().err
+    assert "cannot read: not a regular file (a device, a FIFO or a socket)" in err
+
+
+# -- found by the long fuzz campaign ---------------------------------------------
+
+
+@pytest.mark.parametrize("opt", ["--trace-from", "--trace-to"])
+def test_trace_cycle_bounds_beyond_64_bits(tmp_path, monkeypatch, capsys, opt):
+    """Before: OverflowError (internal error) handing the bound to the core."""
+    monkeypatch.chdir(tmp_path)
+    from rapsim.asm.objfile import write_image
+    from rapsim.toolchain import build_text
+    write_image(build_text("        .global start\nstart:  SWI\n"), tmp_path / "s.out")
+    with pytest.raises(SystemExit) as e:
+        rap_main(["run", "s.out", "--trace", "t.txt", opt, "9" * 40], monkeypatch)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {opt}: at most 4.61e+18" in err and "internal error" not in err
+
+
+def test_infer_an_input_file_without_records(tmp_path, monkeypatch, capsys):
+    """Before: a text file of comments only ended in a reshape ValueError
+    (internal error); now, like an empty .npy, it is run with no records."""
+    monkeypatch.chdir(tmp_path)
+    assert rap_main(["train", XOR, "--data", XOR_PAT, "--epochs", "1", "--quiet",
+                     "--save", "ok.npz"], monkeypatch) == 0
+    (tmp_path / "e.txt").write_text("#1 1\n")
+    assert rap_main(["infer", XOR, "--weights", "ok.npz", "--data", "e.txt", "--out", "o.npy"],
+                    monkeypatch) == 0
+    import numpy as np
+    assert np.load(tmp_path / "o.npy").shape == (0, 1)
+    assert "internal error" not in capsys.readouterr().err

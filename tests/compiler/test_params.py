@@ -107,6 +107,9 @@ def test_params_file(tmp_path):
     ("hidden = four\n", ":1: parameter 'hidden': 'four' is not a number"),
     ("2x = 1\n", ":1: expected NAME = VALUE[, VALUE...], not '2x = 1'"),
     ("hidden\n", ":1: parameter 'hidden' has no value"),
+    # issue 18 (long fuzz campaign): a line of commas only was a ValueError
+    (",# parameters\nhidden = 3\n", ":1: expected NAME = VALUE[, VALUE...], not ','"),
+    (" , ,\n", ":1: expected NAME = VALUE[, VALUE...], not ', ,'"),
 ])
 def test_params_file_errors(tmp_path, text, message):
     p = tmp_path / "bad.par"

@@ -149,3 +149,23 @@ def token_lines(tokens: list[str] = TOKENS, lines: int = 30):
                      st.lists(st.sampled_from(tokens), max_size=8))
     return st.lists(line, min_size=1, max_size=lines).map(
         lambda ls: "\n".join(f"{lab} {' '.join(toks)}" for lab, toks in ls) + "\n")
+
+
+def mutate_bytes(draw, data: bytes, edits: int = 8) -> bytes:
+    """``data`` with 1..``edits`` random edits: bits flipped, spans cut,
+    bytes inserted, 32-bit words overwritten (inside a composite strategy:
+    ``draw`` is its draw)."""
+    import struct
+    raw = bytearray(data)
+    for _ in range(draw(st.integers(1, edits))):
+        op = draw(st.integers(0, 3))
+        i = draw(st.integers(0, max(0, len(raw) - 1)))
+        if op == 0 and raw:
+            raw[i] ^= 1 << draw(st.integers(0, 7))
+        elif op == 1:
+            del raw[i:i + draw(st.integers(1, 64))]
+        elif op == 2:
+            raw[i:i] = draw(st.binary(max_size=16))
+        else:
+            raw[i:i + 4] = struct.pack("<I", draw(st.integers(0, 2 ** 32 - 1)))
+    return bytes(raw)

@@ -83,19 +83,7 @@ def corrupt(draw):
             .replace('"<-HUGE>"', "-" + "9" * 5000).encode("utf-8", "surrogatepass")
         data = _PREFIX.pack(magic, version, 0, len(h)) + h + payload
     else:
-        raw = bytearray(data)
-        for _ in range(draw(st.integers(1, 8))):
-            op = draw(st.integers(0, 3))
-            i = draw(st.integers(0, max(0, len(raw) - 1)))
-            if op == 0 and raw:
-                raw[i] ^= 1 << draw(st.integers(0, 7))
-            elif op == 1:
-                del raw[i:i + draw(st.integers(1, 64))]
-            elif op == 2:
-                raw[i:i] = draw(st.binary(max_size=16))
-            else:
-                raw[i:i + 4] = struct.pack("<I", draw(st.integers(0, 2 ** 32 - 1)))
-        data = bytes(raw)
+        data = fuzzkit.mutate_bytes(draw, data)
     return kind, data
 
 

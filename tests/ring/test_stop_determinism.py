@@ -85,3 +85,49 @@ def test_each_later_stop_is_reported_in_turn():
     first = sim.run(max_cycles=1_000_000, order=[0, 2, 3, 1])
     again = sim.run(max_cycles=1_000_000, order=[3, 2, 1, 0], quantum=7)
     assert (first.event, first.node) == (again.event, again.node) == ("error", 1)
+
+
+# Every node starts timer 0 with a period of its own (node 1 the shortest)
+# and waits; the timer's interrupt (TINT0, vector word 9) jumps to an
+# illegal word.  The first fault in simulated time is node 1's, whatever the
+# order and quantum -- the stop comes from a peripheral, not an instruction.
+TIMER_SRC = """
+        .global start
+start:  LDP     0x800000
+        LDI     @3, AR1             ; NODE_ID
+        LDP     tabp
+        LDI     @tabp, AR0
+        ADDI    AR1, AR0
+        LDI     *AR0, R1            ; this node's period
+        LDI     fault, R0
+        STI     R0, @9              ; TINT0's vector
+        LDI     0808h, AR2
+        LSH     12, AR2
+        OR      020h, AR2           ; timer 0's global control
+        STI     R1, *+AR2(8)        ; period
+        LDI     02C0h, R0           ; GO | HLD | CLKSRC (internal clock)
+        STI     R0, *AR2
+        LDI     0100h, IE           ; ETINT0
+        OR      2000h, ST           ; GIE
+wait:   B       wait
+fault:  .word   0FFFFFFFFh          ; illegal
+        .data
+tabp:   .word   table
+table:  .word   300, 100, 200, 400
+"""
+
+
+@pytest.mark.parametrize("nodes", [2, 4])
+def test_first_stop_from_a_timer_interrupt(nodes):
+    def run(order, quantum):
+        sim = Simulator(MachineConfig(nodes=nodes))
+        sim.load(build_text(TIMER_SRC))
+        res = sim.run(max_cycles=100_000, quantum=quantum, order=order)
+        return res.event, res.node, sim.core.cycle(res.node), res.messages[0]
+    seen = {run(list(order), q) for order in itertools.permutations(range(nodes))
+            for q in QUANTA}
+    assert len(seen) == 1, seen
+    event, node, cycle, message = seen.pop()
+    assert (event, node) == ("error", 1)
+    assert "illegal instruction" in message
+    assert 200 <= cycle < 300          # period 100 at f(H1)/2: about 200 cycles after GO
