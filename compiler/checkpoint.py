@@ -277,7 +277,8 @@ def load_state(path, network: Network) -> TrainingState:
     hist = arrays.get("history")
     if hist is None or hist.ndim != 2 or hist.shape[1] not in (6, 8) \
             or hist.dtype.kind != "f":
-        raise RapError(f"{path}: the epoch history is missing or not an (epochs, 8) array")
+        raise RapError(f"{path}: the epoch history is missing or not an (epochs, 8) array "
+                       "(or the (epochs, 6) of older files)")
     if done < 0 or len(hist) != done:
         raise RapError(f"{path}: epochs_done is {done} but the history has {len(hist)} epochs")
     if not np.array_equal(hist[:, 0], np.arange(done)):
