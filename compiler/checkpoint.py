@@ -18,8 +18,10 @@ everything the run needs to continue exactly where it stopped:
                             the shuffle
 ``rate``                    the learning rate of the last epoch (the schedule's
                             ``rate_so_far``)
-``history``                 (epochs, 6) float array: epoch, rate, training loss and
-                            accuracy, test loss and accuracy (NaN: no test set);
+``history``                 (epochs, 8) float array: epoch, rate, training loss and
+                            accuracy, test loss and accuracy (NaN: no test set),
+                            validation loss and accuracy (NaN: no --valid set;
+                            files of 6 columns, saved before, still load);
                             the schedule's errors are taken from it
 ``stopped_by``              ``"epochs"``, ``"schedule"`` or ``"behaviour"`` (a host
                             callback stopped the run: a resumed run goes on from
@@ -111,16 +113,22 @@ def _history_array(history: list[EpochStats]) -> np.ndarray:
     nan = float("nan")
     rows = [[h.epoch, h.rate, h.train_loss, h.train_accuracy,
              nan if h.test_loss is None else h.test_loss,
-             nan if h.test_accuracy is None else h.test_accuracy] for h in history]
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 6)
+             nan if h.test_accuracy is None else h.test_accuracy,
+             nan if h.valid_loss is None else h.valid_loss,
+             nan if h.valid_accuracy is None else h.valid_accuracy] for h in history]
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 8)
 
 
 def _history(arr: np.ndarray) -> list[EpochStats]:
+    """The saved history: 8 columns (with the validation set's loss and
+    accuracy), or the 6 of files saved before there was a validation set."""
+    def opt(v: float) -> float | None:
+        return None if math.isnan(v) else v
     out = []
     for row in arr:
-        e, rate, tl, ta, vl, va = (float(v) for v in row)
-        out.append(EpochStats(int(e), rate, tl, ta, None if math.isnan(vl) else vl,
-                              None if math.isnan(va) else va))
+        vals = [float(v) for v in row] + [float("nan")] * (8 - len(row))
+        e, rate, tl, ta, sl, sa, vl, va = vals[:8]
+        out.append(EpochStats(int(e), rate, tl, ta, opt(sl), opt(sa), opt(vl), opt(va)))
     return out
 
 
@@ -267,8 +275,10 @@ def load_state(path, network: Network) -> TrainingState:
     if has_m:
         momentum = _weights(path, network, arrays, "m", "mb", "momentum")
     hist = arrays.get("history")
-    if hist is None or hist.ndim != 2 or hist.shape[1] != 6 or hist.dtype.kind != "f":
-        raise RapError(f"{path}: the epoch history is missing or not an (epochs, 6) array")
+    if hist is None or hist.ndim != 2 or hist.shape[1] not in (6, 8) \
+            or hist.dtype.kind != "f":
+        raise RapError(f"{path}: the epoch history is missing or not an (epochs, 8) array "
+                       "(or the (epochs, 6) of older files)")
     if done < 0 or len(hist) != done:
         raise RapError(f"{path}: epochs_done is {done} but the history has {len(hist)} epochs")
     if not np.array_equal(hist[:, 0], np.arange(done)):

@@ -437,10 +437,16 @@ class EpochStats:
     train_accuracy: float
     test_loss: float | None = None
     test_accuracy: float | None = None
+    valid_loss: float | None = None
+    valid_accuracy: float | None = None
 
     @property
     def error(self) -> float:
-        """The error the schedule sees: test loss if there is a test set."""
+        """The error the schedule sees: the validation loss if there is a
+        validation set, else the test loss if there is a test set, else the
+        training loss."""
+        if self.valid_loss is not None:
+            return self.valid_loss
         return self.test_loss if self.test_loss is not None else self.train_loss
 
 
@@ -465,7 +471,7 @@ def batches(order: np.ndarray, nodes: int, batch: int):
 
 def train(network: Network, train_set, test_set=None, *, weights: Weights | None = None,
           epochs: int | None = None, round_c30: bool = False, c30_activations: bool = False,
-          on_epoch=None, mapping=None) -> TrainResult:
+          on_epoch=None, mapping=None, valid_set=None) -> TrainResult:
     """On-line back-propagation as the RAP runs it.
 
     Before epoch ``e`` the rate is ``next_learning_rate(schedule, e,
@@ -473,7 +479,10 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
     training patterns in ``pattern_order(n, e, seed, shuffle)`` and updates
     after each; then the model is evaluated on the training set and on the
     test set (if any), and the epoch's error for the schedule is the test
-    loss, or the training loss without a test set.  ``epochs`` overrides
+    loss, or the training loss without a test set.  With a ``valid_set``
+    the model is also evaluated on it (after the training set, before the
+    test set) and its loss drives the schedule instead (SINGA's validation
+    phase); the test set is then only reported.  ``epochs`` overrides
     ``network.training.epochs``; ``on_epoch(stats)`` is called after each
     epoch.
 
@@ -504,6 +513,9 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
                                     network.nets[k - 1] if k else None)
         tr = evaluate(model, train_set)
         stats = EpochStats(e, rate, tr.loss, tr.accuracy)
+        if valid_set is not None:
+            va = evaluate(model, valid_set)
+            stats.valid_loss, stats.valid_accuracy = va.loss, va.accuracy
         if test_set is not None:
             te = evaluate(model, test_set)
             stats.test_loss, stats.test_accuracy = te.loss, te.accuracy

@@ -13,7 +13,9 @@ the program trains on-line, pattern after pattern in the reference's order
 (:func:`~rapsim.compiler.reference.pattern_order`), asking the host before
 every epoch for the next learning rate (CLONES' next_learning_rate, decided
 from the error of the evaluation pass that follows every epoch: the test
-loss, or the training loss when there is no test set, as in the reference).
+loss, or the training loss when there is no test set, as in the reference;
+with a validation set, its loss: the evaluation pass then takes the training,
+validation and test patterns in that order).
 
 :func:`measure` runs a few patterns of random data to give MCPS and MCUPS of a
 network on a machine without training it to the end (``rap bench``).
@@ -76,6 +78,7 @@ class TrainResult:
     #: "test": {name: value} (with a test set)}
     stats: list = field(default_factory=list)
     mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
+    valid_patterns: int = 0             # the validation set's (evaluated before the test set)
 
     @property
     def simulated_seconds(self) -> float:
@@ -89,12 +92,14 @@ class TrainResult:
 
     @property
     def test_outputs(self) -> np.ndarray:
-        return self.outputs[self.train_patterns:]
+        return self.outputs[self.train_patterns + self.valid_patterns:]
 
     def _epoch_dict(self, e: EpochStats) -> dict:
         d = {"epoch": e.epoch, "rate": e.rate, "train_loss": e.train_loss,
              "train_accuracy": e.train_accuracy, "test_loss": e.test_loss,
              "test_accuracy": e.test_accuracy}
+        if self.valid_patterns:
+            d["valid_loss"], d["valid_accuracy"] = e.valid_loss, e.valid_accuracy
         st = next((s for s in self.stats if s["epoch"] == e.epoch), None)
         if st is not None:
             d["stats"] = {k: v for k, v in st.items() if k != "epoch"}
@@ -109,6 +114,7 @@ class TrainResult:
             "clock_hz": self.config.clock_hz,
             "train_patterns": self.train_patterns,
             "test_patterns": self.test_patterns,
+            "valid_patterns": self.valid_patterns,
             "stopped_by": self.stopped_by,
             "epochs": [self._epoch_dict(e) for e in self.epochs],
             "simulated_cycles": self.cycles,
@@ -136,19 +142,47 @@ def _totals(sim) -> dict:
             "host_calls": sum(c["host_calls"] for c in per)}
 
 
+def _targets(data) -> np.ndarray | None:
+    """A set's targets as (patterns, words), or None without patterns."""
+    if data is None or not len(data.targets):
+        return None
+    return np.asarray(data.targets, dtype=np.float64).reshape(len(data.targets), -1)
+
+
+@dataclass
+class _Joined:
+    """Validation then test patterns as one evaluation set for the host."""
+    inputs: np.ndarray
+    targets: np.ndarray
+
+
+def _evaluation_set(valid_set, test_set):
+    """What the host evaluates after the training set: the validation
+    patterns, then the test patterns (either may be absent)."""
+    if valid_set is None or not len(valid_set.inputs):
+        return test_set
+    if test_set is None or not len(test_set.inputs):
+        return valid_set
+    def flat(a):
+        a = np.asarray(a, dtype=np.float64)
+        return a.reshape(len(a), -1)
+    return _Joined(np.concatenate([flat(valid_set.inputs), flat(test_set.inputs)]),
+                   np.concatenate([flat(valid_set.targets), flat(test_set.targets)]))
+
+
 class _Schedule:
     """The host's side of the epoch loop: statistics of each finished epoch
     and the next rate, exactly as rapsim.compiler.reference.train does."""
 
     def __init__(self, network: Network, train_set, test_set, epochs: int,
                  on_epoch: Callable[[EpochStats], None] | None,
-                 resume: TrainingState | None = None, stats: list[str] = ()):
+                 resume: TrainingState | None = None, stats: list[str] = (), valid_set=None):
         self.net = network
         self.stat_names = list(stats)
         self.stats: list[dict] = []
-        self.t_train = np.asarray(train_set.targets, dtype=np.float64).reshape(len(train_set.targets), -1)
-        self.t_test = (None if test_set is None or not len(test_set.targets) else
-                       np.asarray(test_set.targets, dtype=np.float64).reshape(len(test_set.targets), -1))
+        self.t_train = _targets(train_set)
+        self.t_valid = _targets(valid_set)
+        self.t_test = _targets(test_set)
         self.limit = epochs
         self.on_epoch = on_epoch
         self.history: list[EpochStats] = list(resume.history) if resume else []
@@ -164,17 +198,23 @@ class _Schedule:
             st = EpochStats(epoch - 1, self.rate,
                             float(np.mean(pattern_loss(self.net, y, self.t_train))),
                             float(np.mean(pattern_correct(self.net, y, self.t_train))))
+            v = n + (0 if self.t_valid is None else len(self.t_valid))
+            if self.t_valid is not None:
+                yv = outputs[n:v]
+                st.valid_loss = float(np.mean(pattern_loss(self.net, yv, self.t_valid)))
+                st.valid_accuracy = float(np.mean(pattern_correct(self.net, yv, self.t_valid)))
             if self.t_test is not None:
-                yt = outputs[n:]
+                yt = outputs[v:]
                 st.test_loss = float(np.mean(pattern_loss(self.net, yt, self.t_test)))
                 st.test_accuracy = float(np.mean(pattern_correct(self.net, yt, self.t_test)))
             self.history.append(st)
             if self.stat_names:
-                n = len(self.t_train)
                 rec = {"epoch": epoch - 1,
                        "train": compute(self.net, self.stat_names, outputs[:n], self.t_train)}
+                if self.t_valid is not None:
+                    rec["valid"] = compute(self.net, self.stat_names, outputs[n:v], self.t_valid)
                 if self.t_test is not None:
-                    rec["test"] = compute(self.net, self.stat_names, outputs[n:], self.t_test)
+                    rec["test"] = compute(self.net, self.stat_names, outputs[v:], self.t_test)
                 self.stats.append(rec)
             if self.on_epoch is not None:
                 self.on_epoch(st)
@@ -194,7 +234,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 sample_every: int = 0, resume: TrainingState | None = None,
                 stats: list[str] | None = None, stream: bool | None = None,
                 stream_block: int | None = None, instrument=None,
-                callbacks: dict | None = None) -> TrainResult:
+                callbacks: dict | None = None, valid_set: PatternData | None = None
+                ) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
     machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook);
@@ -246,9 +287,10 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     unknown = [s for s in names if s not in available()]
     if unknown:
         raise RapError(f"unknown statistic {unknown[0]!r} (there are: {', '.join(available())})")
-    sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names)
+    sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names, valid_set)
     n_train = len(train_set.inputs)
-    args = (train_set, test_set, lambda e: pattern_order(n_train, e, seed, shuffle), sched)
+    n_valid = 0 if sched.t_valid is None else len(sched.t_valid)
+    args = (train_set, _evaluation_set(valid_set, test_set), lambda e: pattern_order(n_train, e, seed, shuffle), sched)
     streaming = is_streaming(program)
     if not streaming:
         host = TrainingHost(program, *args, first_epoch=first)
@@ -297,11 +339,11 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
-                       outputs, n_train, host.eval_patterns - n_train, perf, res.cycles,
+                       outputs, n_train, host.eval_patterns - n_train - n_valid, perf, res.cycles,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats, mapping)
+                       state, sched.stats, mapping, n_valid)
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
@@ -328,7 +370,8 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           resume: TrainingState | None = None,
           stats: list[str] | None = None, stream: bool | None = None,
           stream_block: int | None = None, callbacks: dict | None = None,
-          mapping: str | None = None, batch: int = 1) -> TrainResult:
+          mapping: str | None = None, batch: int = 1,
+          valid_set: PatternData | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -352,7 +395,7 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
                        stats=stats, stream=stream, stream_block=stream_block,
-                       callbacks=callbacks)
+                       callbacks=callbacks, valid_set=valid_set)
 
 
 @dataclass

@@ -36,6 +36,10 @@ def add_arguments(p) -> None:
     test.add_argument("--test", metavar="FILE", help="a separate test pattern file")
     test.add_argument("--test-fraction", type=float, metavar="F",
                       help="hold out this fraction of --data as the test set")
+    p.add_argument("--valid", metavar="FILE",
+                   help="a validation pattern file: evaluated after every epoch (after the "
+                        "training set, before the test set); its loss drives the learning-rate "
+                        "schedule instead of the test loss (default: no validation set)")
     p.add_argument("--split-seed", type=int, metavar="S",
                    help="shuffle --data with this seed (0 or more) before --test-fraction takes "
                         "the last patterns (default: no shuffle)")
@@ -118,6 +122,21 @@ def load_data(args, network):
     return train, test
 
 
+def load_valid(args, network):
+    """The ``--valid`` file's patterns (a file of validation patterns only),
+    or None."""
+    from rapsim.compiler.data import load_patterns
+    if not getattr(args, "valid", None):
+        return None
+    vdb = load_patterns(args.valid, network)
+    if vdb.test is not None:
+        raise RapError(f"{args.valid} holds a training and a test set; --valid takes a file "
+                       f"of validation patterns only")
+    if not len(vdb.train.inputs):
+        raise RapError(f"{args.valid} holds no patterns; --valid needs at least one")
+    return vdb.train
+
+
 def _pct(v) -> str:
     return "" if v is None else f"{100 * v:.1f}%"
 
@@ -128,10 +147,12 @@ def _num(v) -> str:
 
 def epoch_row(st) -> list[str]:
     return [str(st.epoch), f"{st.rate:g}", _num(st.train_loss), _pct(st.train_accuracy),
-            _num(st.test_loss), _pct(st.test_accuracy)]
+            _num(st.test_loss), _pct(st.test_accuracy)] + \
+        ([_num(st.valid_loss), _pct(st.valid_accuracy)] if st.valid_loss is not None else [])
 
 
-EPOCH_COLUMNS = ["epoch", "rate", "train loss", "train acc", "test loss", "test acc"]
+EPOCH_COLUMNS = ["epoch", "rate", "train loss", "train acc", "test loss", "test acc",
+                 "valid loss", "valid acc"]
 
 
 def shown(epochs: list, most: int = 20) -> list:
@@ -148,7 +169,8 @@ def report(result, file=None) -> None:
     if result.epochs:
         t = Table(title=f"{result.network}: {len(result.epochs)} epochs "
                         f"({result.stopped_by} ended training)")
-        for c in EPOCH_COLUMNS:
+        valid = any(st.valid_loss is not None for st in result.epochs)
+        for c in EPOCH_COLUMNS[:len(EPOCH_COLUMNS) if valid else 6]:
             t.add_column(c, justify="right")
         for st in shown(result.epochs):
             t.add_row(*epoch_row(st))
@@ -192,8 +214,9 @@ def report(result, file=None) -> None:
 def report_stats(record: dict, con) -> None:
     """The statistics of one epoch (rapsim.compiler.stats) as tables."""
     from rich.table import Table
-    parts = {"train": "training set", "test": "test set", "data": "the data"}
-    for part in ("train", "test", "data"):
+    parts = {"train": "training set", "valid": "validation set", "test": "test set",
+             "data": "the data"}
+    for part in ("train", "valid", "test", "data"):
         for name, value in record.get(part, {}).items():
             title = (f"epoch {record['epoch']}, " if record["epoch"] is not None else "") + \
                 f"{parts[part]}: "
@@ -278,6 +301,7 @@ def run(args) -> int:
     check_options(args)
     net = load_network(args.network, args.params, args.params_file)
     train_set, test_set = load_data(args, net)
+    valid_set = load_valid(args, net)
     from rapsim.compiler.checkpoint import load_state, load_weights, save_state
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
@@ -297,7 +321,7 @@ def run(args) -> int:
                                  weights=weights, on_epoch=prog.epoch,
                                  max_cycles=int(args.max_cycles), resume=resume,
                                  stats=args.stats, stream=True if args.stream else None,
-                                 stream_block=args.stream_block,
+                                 stream_block=args.stream_block, valid_set=valid_set,
                                  instrument=outputs.attach if outputs.wanted else None)
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)

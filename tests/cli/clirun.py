@@ -60,3 +60,12 @@ def rap_run(args, monkeypatch, capsys):
     cap = capsys.readouterr()
     assert "Traceback" not in cap.err and "internal error" not in cap.err
     return rc, cap.out, cap.err
+
+
+def same_npz(a, b) -> None:
+    """Assert that two .npz files hold the same arrays, bit for bit (NaN equal to NaN)."""
+    import numpy as np
+    za, zb = np.load(a), np.load(b)
+    assert sorted(za.files) == sorted(zb.files)
+    for k in za.files:
+        assert np.array_equal(za[k], zb[k], equal_nan=za[k].dtype.kind == "f"), k

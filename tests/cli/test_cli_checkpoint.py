@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirun import net_file, rap
+from clirun import net_file, rap, same_npz
 
 #: momentum, a sparse connect, biases, a test set and newbob: every piece of
 #: state a resumed run needs (weights, momentum, shuffle, the schedule's
@@ -38,11 +38,6 @@ def files(tmp_path):
     return net, data
 
 
-def _same(a, b) -> None:
-    za, zb = np.load(a), np.load(b)
-    assert sorted(za.files) == sorted(zb.files)
-    for k in za.files:
-        assert np.array_equal(za[k], zb[k], equal_nan=za[k].dtype.kind == "f"), k
 
 
 @pytest.mark.parametrize("nodes", [1, 4, 16])
@@ -56,7 +51,7 @@ def test_resume_is_exact(nodes, files, tmp_path, monkeypatch, capsys):
                        monkeypatch, capsys)
     assert rc == 0, err
     assert "4 epochs" in out                        # the history goes on
-    _same(whole, rest)
+    same_npz(whole, rest)
     z = np.load(rest)
     assert int(z["epochs_done"]) == 4 and "m:x->h" in z.files and "mb:h" in z.files
     # the saved momentum is what the nodes held: not zero after training

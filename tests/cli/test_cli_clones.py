@@ -17,27 +17,16 @@ from rapsim.compiler.parser import parse_file
 from rapsim.compiler.reference import Model
 from rapsim.compiler.checkpoint import load_weights
 
-from clirun import rap
+from clirun import rap, same_npz
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 
-NET = """\
-transfer softsign { asm "softsign.asm" forward _softsign derivative _softsign_deriv
-                    numpy "softsign.py" }
-layer b: binary 30
-layer x: input 4
-layer t: threshold 10 bias
-layer s: softsign 7 bias
-layer y: sigmoid 3 bias
-connect b -> t
-connect x -> s
-connect t -> s
-connect s -> y
-connect b -> y
-net main { input b, x  hidden t, s  output y }
-net part { input x  hidden s  output y }
-train { rate 0.2  epochs 6  momentum 0.3  seed 2  init_scale 0.7  alternate ALT }
-"""
+def _net_text(alternate: str) -> str:
+    """examples/clones.net, trained 6 epochs, alternating per ``alternate``."""
+    with open(os.path.join(EXAMPLES, "clones.net")) as fh:
+        text = fh.read()
+    return text.replace("epochs 4", "epochs 6").replace("alternate pattern",
+                                                        f"alternate {alternate}")
 
 
 def _data(n: int, seed: int):
@@ -55,18 +44,13 @@ def files(request, tmp_path):
     for f in ("softsign.asm", "softsign.py"):
         shutil.copy(os.path.join(EXAMPLES, f), tmp_path / f)
     net = tmp_path / "c.net"
-    net.write_text(NET.replace("ALT", request.param))
+    net.write_text(_net_text(request.param))
     x, t = _data(14, 1)
     data = tmp_path / "d.npz"
     np.savez(data, inputs=x[:10], targets=t[:10], test_inputs=x[10:], test_targets=t[10:])
     return net, data
 
 
-def _same(a, b) -> None:
-    za, zb = np.load(a), np.load(b)
-    assert sorted(za.files) == sorted(zb.files)
-    for k in za.files:
-        assert np.array_equal(za[k], zb[k], equal_nan=za[k].dtype.kind == "f"), k
 
 
 def _train(args, monkeypatch, capsys):
@@ -87,14 +71,14 @@ def test_resume_goes_on_with_the_alternation(nodes, files, tmp_path, monkeypatch
     _train(common + ["--epochs", 4, "--save", whole], monkeypatch, capsys)
     _train(common + ["--epochs", 2, "--save", half], monkeypatch, capsys)
     _train(common + ["--epochs", 2, "--resume", half, "--save", rest], monkeypatch, capsys)
-    _same(whole, rest)
+    same_npz(whole, rest)
     z = np.load(rest)
     assert int(z["epochs_done"]) == 4 and "m:b->t" in z.files
     # an odd break: the resumed run starts with the sub-net (per epoch)
     three, one = tmp_path / "3.npz", tmp_path / "3+1.npz"
     _train(common + ["--epochs", 3, "--save", three], monkeypatch, capsys)
     _train(common + ["--epochs", 1, "--resume", three, "--save", one], monkeypatch, capsys)
-    _same(whole, one)
+    same_npz(whole, one)
 
 
 def test_resume_matters(files, tmp_path, monkeypatch, capsys):
@@ -128,7 +112,7 @@ def test_stream_with_index_lists(nodes, block, files, tmp_path, monkeypatch, cap
     _train(common + ["--save", mem, "--json", jm], monkeypatch, capsys)
     _train(common + ["--save", st, "--json", js, "--stream", "--stream-block", block],
            monkeypatch, capsys)
-    _same(mem, st)
+    same_npz(mem, st)
     a, b = json.loads(jm.read_text()), json.loads(js.read_text())
     assert a["epochs"] == b["epochs"] and "confusion" in a["epochs"][-1]["stats"]["train"]
     assert "streamed" not in a["database"] and "streamed" in b["database"]
@@ -149,7 +133,7 @@ def test_database_beyond_dram_streams(nodes, files, tmp_path, monkeypatch, capsy
     _train(common + ["--save", small, "--json", js, "--sram-words", 16384,
                      "--dram-words", 4000, "--stream-block", 16], monkeypatch, capsys)
     assert "streamed in blocks of 16 records" in json.loads(js.read_text())["database"]
-    _same(mem, small)
+    same_npz(mem, small)
 
 
 def _trained_and_inferred(files, tmp_path, nodes, monkeypatch, capsys, *extra):
@@ -325,7 +309,7 @@ def test_assembly_behaviour_over_a_stream(nodes, files, tmp_path, monkeypatch, c
     common = [net, "--data", data, "--nodes", nodes, "--epochs", 2]
     _train(common + ["--save", mem], monkeypatch, capsys)
     _train(common + ["--save", st, "--stream", "--stream-block", 3], monkeypatch, capsys)
-    _same(mem, st)
+    same_npz(mem, st)
     # the routine changes the run (so the rows it reads count)
     text = open(net).read().replace('behaviour after_backward call _nudge "nudge.asm"\n', "")
     (tmp_path / "plain.net").write_text(text)
