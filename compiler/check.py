@@ -33,7 +33,7 @@ from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
 from .behaviours import build_behaviours
-from .nets import build_subnets
+from .nets import build_subnets, reachable
 from .transfer import build_transfers
 
 __all__ = ["build_network", "derive_orders"]
@@ -314,8 +314,8 @@ def _graph(layers: dict[str, Layer], connects: list[Connect], inputs: list, outp
         errors.append((c.loc, "the network has a cycle: " + " -> ".join(cycle + [cycle[0]])))
     if not inputs or not outputs:
         return
-    fed = _reach(inputs, lambda n: [c.dst for c in succ[n]])
-    feeds = _reach(outputs, lambda n: pred[n])
+    fed = reachable(inputs, lambda n: [c.dst for c in succ[n]])
+    feeds = reachable(outputs, lambda n: pred[n])
     for n, lay in layers.items():
         if lay.kind in INPUT_KINDS:
             if n not in feeds:
@@ -326,17 +326,6 @@ def _graph(layers: dict[str, Layer], connects: list[Connect], inputs: list, outp
                                     f"(no path from an input layer leads to it)"))
         elif n not in feeds:
             errors.append((lay.loc, f"layer {n!r} does not lead to an output"))
-
-
-def _reach(start: list, nexts) -> set:
-    seen = set(start)
-    todo = list(start)
-    while todo:
-        for m in nexts(todo.pop()):
-            if m not in seen:
-                seen.add(m)
-                todo.append(m)
-    return seen
 
 
 def _cycles(names: list[str], succ: dict[str, list[Connect]]):

@@ -106,8 +106,8 @@ def _reached(net: SubNet, connects: list, errors: list, loc: Loc) -> bool:
     """Every layer of the net on a path from its inputs to its outputs
     through its own connects."""
     arcs = [(connects[i].src, connects[i].dst) for i in net.connects]
-    fed = _walk(net.inputs, arcs)
-    feeds = _walk(net.outputs, [(b, a) for a, b in arcs])
+    fed = reachable(net.inputs, lambda n: [b for a, b in arcs if a == n])
+    feeds = reachable(net.outputs, lambda n: [a for a, b in arcs if b == n])
     ok = True
     for n in net.hidden + net.outputs:
         if n not in fed:
@@ -122,15 +122,16 @@ def _reached(net: SubNet, connects: list, errors: list, loc: Loc) -> bool:
     return ok
 
 
-def _walk(start: list[str], arcs: list[tuple[str, str]]) -> set:
-    """The layers reached from ``start`` along ``arcs`` (from, to)."""
-    seen, todo = set(start), list(start)
-    while todo:
-        n = todo.pop()
-        for a, b in arcs:
-            if a == n and b not in seen:
-                seen.add(b)
-                todo.append(b)
+def reachable(start: list, nexts) -> set:
+    """The nodes reached from ``start`` (itself included) by following
+    ``nexts(node)`` (the main net's check and every sub-net's use it)."""
+    seen = set(start)
+    stack = list(start)
+    while stack:
+        for m in nexts(stack.pop()):
+            if m not in seen:
+                seen.add(m)
+                stack.append(m)
     return seen
 
 
