@@ -53,7 +53,10 @@ extensions = [
         ["rapsim/_sim.pyx"],
         include_dirs=[os.path.join(HERE, "rapsim"), numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "--param=max-inline-insns-single=1200", "--param=large-function-growth=400", "--param=inline-unit-growth=200"],
+        extra_compile_args=["-O3", "--param=max-inline-insns-single=1200", "--param=large-function-growth=400", "--param=inline-unit-growth=200",
+                            "-pthread"],
+        # node groups on host threads (core/sync.pxi, schedule.pxi): POSIX threads
+        extra_link_args=["-pthread"],
     )
 ]
 

@@ -17,6 +17,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 include "_isa_gen.pxi"
 include "core/state.pxi"
+include "core/sync.pxi"
 include "core/memory.pxi"
 include "core/fpu.pxi"
 include "core/alu.pxi"
@@ -293,31 +294,51 @@ cdef class Machine:
         n.rpts_ring = 0
 
     # -- running ---------------------------------------------------------------
-    def run(self, int64_t limit, int64_t quantum=0, order=None):
+    def run(self, int64_t limit, int64_t quantum=0, order=None, int threads=1):
         """Run until an event; returns (event name, node index or -1).
         ``quantum`` and ``order`` only change how the simulator interleaves
-        nodes, never the results."""
+        nodes, never the results; nor does ``threads``, the host threads the
+        nodes are split over in contiguous groups (core/schedule.pxi; at most
+        one per node; a machine with an instrumented node runs on one)."""
         cdef int who = -1
         cdef int ev, i
         cdef int64_t budget
         cdef int64_t slice_ = RUN_SLICE
+        cdef int nthreads
         cdef cnp.ndarray[cnp.int32_t, ndim=1] o
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
         if order is None:
             o = np.arange(self.count, dtype=np.int32)
         else:
             o = np.ascontiguousarray(order, dtype=np.int32)
             if o.ndim != 1 or sorted(o.tolist()) != list(range(self.count)):
                 raise ValueError("order must be a permutation of the nodes")
+        nthreads = min(threads, self.count)
         while True:
             budget = slice_
+            if nthreads > 1 and self._probe_any():
+                nthreads = 1            # probes stop runs per instruction: one thread
             with nogil:
-                ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
+                ev = -1
+                if nthreads > 1:
+                    ev = run_machine_threads(self.nodes, self.count, limit, quantum, &o[0],
+                                             nthreads, &who, &budget)
+                if ev < 0:
+                    ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
             if ev != EV_YIELD:
                 return EVENTS[ev], who
             who = self._probe_hit()
             if who >= 0:
                 return "probe", who
             PyErr_CheckSignals()        # Ctrl-C: KeyboardInterrupt, the machine stays as it is
+
+    cdef int _probe_any(self):
+        cdef int i
+        for i in range(self.count):
+            if self.nodes[i].probe != NULL:
+                return 1
+        return 0
 
     def step(self, int i):
         """Execute one instruction of node i (ignoring the others); returns

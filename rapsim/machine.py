@@ -11,6 +11,7 @@ simulated instruction.
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -109,13 +110,38 @@ def _reg_number(name: str | int) -> int:
         raise KeyError(f"no register {name!r}") from None
 
 
+#: the most host threads one machine may be split over (one per node of the
+#: largest machine is 64; more than that is a mistake, not a wish)
+MAX_THREADS = 256
+
+
+def default_threads() -> int:
+    """The host cores this process may run on (os.sched_getaffinity)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def check_threads(value) -> int:
+    """A valid thread count (1..MAX_THREADS), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"threads must be a whole number, not {value!r}")
+    if not 1 <= value <= MAX_THREADS:
+        raise ValueError(f"threads must be 1..{MAX_THREADS}, not {value}")
+    return int(value)
+
+
 class Simulator:
     """A simulated RAP machine with its host daemon."""
 
     def __init__(self, config: MachineConfig | None = None, *, root: str = ".",
                  argv: Iterable[str] = (), output: Callable[[int, int, bytes], None] | None = None,
-                 stdin=None):
+                 stdin=None, threads: int = 1):
         self.config = config or MachineConfig()
+        #: host threads a run splits the nodes over (contiguous groups, at
+        #: most one per node; the results never depend on it: schedule.pxi)
+        self.threads = check_threads(threads)
         mem = self.config.memory
         waits = [mem.sram_wait, mem.dram_wait, mem.onchip_wait, mem.onchip_wait, mem.ringio_wait]
         self.core = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
@@ -190,7 +216,8 @@ class Simulator:
     # -- running ----------------------------------------------------------------
     def run(self, max_cycles: int | None = None, *, quantum: int = 0,
             order: Iterable[int] | None = None, sample_every: int = 0,
-            sampler: Callable[["Simulator"], None] | None = None) -> RunResult:
+            sampler: Callable[["Simulator"], None] | None = None,
+            threads: int | None = None) -> RunResult:
         """Run until every node has exited, or until an error, a deadlock, a
         breakpoint or the cycle limit (per node) stops the machine.
 
@@ -200,8 +227,10 @@ class Simulator:
         ``sampler(sim)``, with ``sample_every`` > 0, is called each time every
         running node has reached the next multiple of ``sample_every`` cycles
         (a profiler's hook, e.g. to look at every node's PC); it changes no
-        result either.
+        result either.  ``threads`` (default: ``self.threads``) splits the
+        nodes over that many host threads; it changes no result either.
         """
+        threads = self.threads if threads is None else check_threads(threads)
         limit = NO_LIMIT if max_cycles is None else _count(max_cycles, "max_cycles", NO_LIMIT)
         quantum = _count(quantum, "quantum", NO_LIMIT)
         order = None if order is None else list(order)
@@ -210,7 +239,7 @@ class Simulator:
         t0 = time.perf_counter()
         self.probes.before_run()
         while True:
-            event, who = self.core.run(stop, quantum, order)
+            event, who = self.core.run(stop, quantum, order, threads)
             if event == "probe":
                 hit = self.probes.stopped(who)
                 if hit is None:

@@ -70,7 +70,9 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             budget[0] -= 1
             step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
-        n.lb = periph_lb(n, n.cycle)
+        # a release store: a neighbour on another host thread that sees this
+        # bound also sees every ring access before it (ring_stat, ring.pxi)
+        rap_store64(&n.lb, periph_lb(n, n.cycle))
     return n.status
 
 
@@ -158,121 +160,382 @@ cdef inline int earlier_stop(Node* nodes, int i, int best) noexcept nogil:
         (nodes[i].cycle == nodes[best].cycle and i < best)
 
 
+cdef struct Sched:
+    # One call of run_machine: the nodes, the knobs, the pending stop and its
+    # horizon; with node groups on host threads also what the threads share
+    # (every field below `threaded` is read and written under `ctl`, or with
+    # the atomic loads and stores of sync.pxi).
+    Node* nodes
+    int count
+    int64_t limit
+    int64_t quantum
+    int32_t* order
+    int64_t horizon         # nodes run only up to the pending stop's cycle
+    int pending             # the earliest stop so far (node), or -1
+    int threaded            # 0: one host thread (run_machine), else run_machine_threads
+    int ctl                 # spin lock of pending/horizon and of the fields below
+    int nthreads
+    int nstuck              # threads whose group cannot move (worker_wait)
+    int in_global           # one thread runs a round over every node (the others wait)
+    int epoch               # rounds over every node so far
+    int stop                # the call ends: `result` is its event
+    int result
+    int who
+
+
+cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t quantum,
+                     int32_t* order) noexcept nogil:
+    """A node still stopped when the call starts (an error, a host call not
+    served yet) is pending from the start: the machine cannot go on without
+    it."""
+    cdef int i
+    s.nodes = nodes
+    s.count = count
+    s.limit = limit
+    s.quantum = quantum
+    s.order = order
+    s.pending = -1
+    s.horizon = limit
+    s.threaded = 0
+    s.ctl = 0
+    s.nthreads = 1
+    s.nstuck = 0
+    s.in_global = 0
+    s.epoch = 0
+    s.stop = 0
+    s.result = EV_DONE
+    s.who = -1
+    for i in range(count):
+        if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, s.pending):
+            s.pending = i
+    if s.pending >= 0:
+        s.horizon = i64min(limit, nodes[s.pending].cycle)
+
+
+cdef inline void note_stop(Sched* s, int i) noexcept nogil:
+    """Node i stopped: it becomes the pending stop if it is the earliest."""
+    if s.threaded:
+        rap_spin_lock(&s.ctl)
+    if earlier_stop(s.nodes, i, s.pending):
+        s.pending = i
+        rap_store64(&s.horizon, i64min(s.limit, s.nodes[i].cycle))
+    if s.threaded:
+        rap_spin_unlock(&s.ctl)
+
+
+cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* active,
+                    int64_t* budget) noexcept nogil:
+    """Give each node of order[0..norder) its turn: run it until it stops,
+    waits, reaches the horizon (or its quantum) or the budget is spent.  A
+    waiting node is tried again only if what it waits for changed
+    (may_proceed).  Sets *progress if a node moved and counts in *active the
+    nodes still running or waiting; EV_YIELD when the budget is spent, else
+    -1."""
+    cdef int j, i, st
+    cdef uint64_t before, before_dma
+    cdef int64_t lim
+    cdef Node* n
+    for j in range(norder):
+        i = order[j]
+        n = &s.nodes[i]
+        if waiting(n.status):
+            if not may_proceed(n):
+                active[0] += 1      # still waiting: trying again would change nothing
+                continue
+            n.status = ST_RUNNING
+        if n.status != ST_RUNNING:
+            continue
+        before = n.instret
+        before_dma = n.p.dma_acc
+        lim = rap_load64(&s.horizon)
+        if s.quantum > 0 and n.cycle + s.quantum < lim:
+            lim = n.cycle + s.quantum
+        st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
+        if n.instret != before or n.p.dma_acc != before_dma:
+            progress[0] = 1
+        if stop_event(st) >= 0:
+            note_stop(s, i)
+            continue
+        if budget[0] <= 0:
+            return EV_YIELD
+        if st == ST_RUNNING or waiting(st):
+            active[0] += 1
+            if st == ST_RUNNING and n.cycle < rap_load64(&s.horizon):
+                progress[0] = 1
+    return -1
+
+
+cdef int sched_final(Sched* s, int* who) noexcept nogil:
+    if s.pending >= 0:
+        who[0] = s.pending
+        return stop_event(s.nodes[s.pending].status)
+    return EV_DONE
+
+
+cdef int sched_settle(Sched* s, int active, int progress, int* who, int64_t* budget) noexcept nogil:
+    """After a pass over every node: -1 to go on, or the call's event.  When
+    nobody moved: nodes waiting only for the horizon, a rotation of the
+    whole ring, RING_STAT waits freed by raised lower bounds, the pending
+    stop, else deadlock or the cycle limit."""
+    cdef int i, st
+    cdef uint64_t before, before_dma
+    cdef Node* nodes = s.nodes
+    cdef int count = s.count
+    cdef Node* n
+    if active == 0:
+        return sched_final(s, who)
+    if progress:
+        return -1
+    # nobody moved: are the waiting nodes only waiting for the limit?
+    for i in range(count):
+        n = &nodes[i]
+        if n.status == ST_RUNNING and n.cycle < s.horizon:
+            return -1
+    if ring_rotation(nodes, count):
+        return -1
+    lower_bounds(nodes, count)
+    for i in range(count):
+        n = &nodes[i]
+        if n.status == ST_RING_SYNC or (waiting(n.status) and n.periph_on and n.p.dma_run):
+            n.status = ST_RUNNING
+            before = n.instret
+            before_dma = n.p.dma_acc
+            st = run_node(n, s.horizon, budget) if n.probe == NULL \
+                else probed_runner(n, s.horizon, budget)
+            if stop_event(st) >= 0:
+                note_stop(s, i)
+                return -1
+            if budget[0] <= 0:
+                return EV_YIELD
+            if n.instret != before or n.p.dma_acc != before_dma:
+                return -1
+    if s.pending >= 0:
+        return sched_final(s, who)
+    # stuck: deadlocked waiters (chains of waits that end at a stopped
+    # node or run round the ring), else nodes waiting for nodes that
+    # reached the cycle limit
+    for i in range(count):
+        n = &nodes[i]
+        if (n.status == ST_RING_READ or n.status == ST_RING_WRITE) and n.lb >= T_NEVER:
+            who[0] = i
+            return EV_DEADLOCK
+    for i in range(count):
+        n = &nodes[i]
+        if n.status == ST_RUNNING:
+            return EV_LIMIT
+    for i in range(count):
+        n = &nodes[i]
+        if waiting(n.status):
+            who[0] = i
+            return EV_DEADLOCK      # RING_STAT waits that cannot be resolved
+    return EV_LIMIT
+
+
 cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int32_t* order,
                      int* who, int64_t* budget) noexcept nogil:
-    """Run every node until an event.  Scheduling knobs that must not change
-    any result (tests check this): ``quantum`` (cycles a node runs before the
-    next one gets its turn; 0 = until it stops or waits) and ``order`` (the
-    order nodes take turns in).  After about budget[0] instructions the call
-    returns EV_YIELD, and a new call goes on where it stopped.
+    """Run every node until an event, on this host thread.  Scheduling knobs
+    that must not change any result (tests check this): ``quantum`` (cycles
+    a node runs before the next one gets its turn; 0 = until it stops or
+    waits) and ``order`` (the order nodes take turns in).  After about
+    budget[0] instructions the call returns EV_YIELD, and a new call goes on
+    where it stopped.
 
     The event reported is the first in simulated time, whatever the
     interleaving: when a node stops (an error, a breakpoint, IDLE, a host
     call), it becomes the pending stop and the other nodes run on only up to
     its cycle (the horizon); one of them stopping earlier takes its place.
     When no node below the horizon can move, the pending stop is reported
-    (ties: the lower node number).  A node still stopped when the call starts
-    (an error, a host call not served yet) is pending from the start: the
-    machine cannot go on without it."""
-    cdef int j, i, progress, active, st, ev
-    cdef int pending = -1
-    cdef uint64_t before, before_dma
-    cdef int64_t lim
-    cdef int64_t horizon = limit
-    cdef Node* n
-    for i in range(count):
-        if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, pending):
-            pending = i
-    if pending >= 0:
-        horizon = i64min(limit, nodes[pending].cycle)
+    (ties: the lower node number)."""
+    cdef Sched s
+    cdef int progress, active, r
+    sched_init(&s, nodes, count, limit, quantum, order)
     while True:
         progress = 0
         active = 0
+        if sched_pass(&s, order, count, &progress, &active, budget) == EV_YIELD:
+            return EV_YIELD
+        r = sched_settle(&s, active, progress, who, budget)
+        if r >= 0:
+            return r
+
+
+# --- node groups on host threads --------------------------------------------
+#
+# run_machine_threads splits the nodes into contiguous groups, one per host
+# thread.  Each thread runs sched_pass over its own group, exactly as
+# run_machine does over all nodes; the groups meet only on the links that
+# join them (Link.shared: each access holds the link's lock, ring.pxi) and
+# through the neighbours' lower bounds (a RING_STAT decision).  Every ring
+# access is decided by cycle stamps, so a reader whose word is not there yet
+# waits and is tried again when the link changes -- the conservative rule:
+# nothing is decided before the stamps that decide it exist.  Results and
+# counters are those of run_machine (any interleaving gives them).
+#
+# What needs every node at once -- a rotation of the whole ring, the lower
+# bounds that free RING_STAT waits, the pending stop, deadlock and the cycle
+# limit -- is decided when no group can move: the threads meet (nstuck ==
+# nthreads) and the last one to arrive runs one round of run_machine over
+# every node (sched_pass + sched_settle) while the others wait; then the
+# groups go on in parallel, or the call ends with the round's event.  A
+# stop (host call, error, SWI, IDLE) is noted under the lock and lowers the
+# horizon for every group; the call returns only when the threads meet, so
+# the event reported -- and so the host call the daemon serves next, with
+# the GIL, in Python -- is the first in simulated time (ties: the lower
+# node), as with one thread.
+
+cdef struct Worker:
+    Sched* s
+    int32_t* order          # this group's nodes, in the run's order
+    int norder
+    int64_t budget          # instructions this thread may run before the call yields
+    pthread_t tid
+
+
+cdef inline void sched_request_stop(Sched* s, int ev) noexcept nogil:
+    rap_spin_lock(&s.ctl)
+    if not s.stop:
+        s.result = ev
+        rap_store32(&s.stop, 1)
+    rap_spin_unlock(&s.ctl)
+
+
+cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
+    """Could a node of w's group move now?  (Read only: a hint for a waiting
+    thread; the pass that follows decides.)"""
+    cdef int j
+    cdef Node* n
+    cdef int64_t h = rap_load64(&s.horizon)
+    for j in range(w.norder):
+        n = &s.nodes[w.order[j]]
+        if n.status == ST_RUNNING:
+            if n.cycle < h:
+                return 1
+        elif waiting(n.status) and may_proceed(n):
+            return 1
+    return 0
+
+
+cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
+    """w's group cannot move: wait until a neighbour group changes something
+    it waits for, or -- the last thread to get here -- run a round over every
+    node (see above)."""
+    cdef int epoch, r, spins = 0
+    cdef int progress = 0, active = 0
+    rap_spin_lock(&s.ctl)
+    if s.stop:
+        rap_spin_unlock(&s.ctl)
+        return
+    epoch = s.epoch
+    s.nstuck += 1
+    if s.nstuck == s.nthreads:
+        s.in_global = 1
+        rap_spin_unlock(&s.ctl)
+        r = sched_pass(s, s.order, s.count, &progress, &active, &w.budget)
+        if r != EV_YIELD:
+            r = sched_settle(s, active, progress, &s.who, &w.budget)
+        rap_spin_lock(&s.ctl)
+        s.nstuck = 0
+        s.in_global = 0
+        if r >= 0 and not s.stop:
+            s.result = r
+            rap_store32(&s.stop, 1)
+        rap_store32(&s.epoch, epoch + 1)
+        rap_spin_unlock(&s.ctl)
+        return
+    rap_spin_unlock(&s.ctl)
+    while True:
+        if rap_load32(&s.epoch) != epoch or rap_load32(&s.stop):
+            return
+        if not rap_load32(&s.in_global) and group_could_move(s, w):
+            rap_spin_lock(&s.ctl)
+            if s.epoch == epoch and not s.in_global and not s.stop:
+                s.nstuck -= 1
+                rap_spin_unlock(&s.ctl)
+                return
+            rap_spin_unlock(&s.ctl)
+        spins += 1
+        if (spins & 63) == 0:
+            sched_yield()           # the host may have fewer free cores than threads
+        else:
+            RAP_CPU_RELAX()
+
+
+cdef void* worker_main(void* arg) noexcept nogil:
+    cdef Worker* w = <Worker*>arg
+    cdef Sched* s = w.s
+    cdef int progress, active
+    while not rap_load32(&s.stop):
+        progress = 0
+        active = 0
+        if sched_pass(s, w.order, w.norder, &progress, &active, &w.budget) == EV_YIELD:
+            sched_request_stop(s, EV_YIELD)
+            break
+        if not progress:
+            worker_wait(s, w)
+    return NULL
+
+
+cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quantum,
+                             int32_t* order, int nthreads, int* who, int64_t* budget) noexcept nogil:
+    """run_machine with the nodes split into nthreads contiguous groups
+    (2 <= nthreads <= count), each on its own host thread (see above); the
+    same results and counters.  -1 if a thread cannot be started or memory
+    allocated (nothing was run; the caller runs on one thread)."""
+    cdef Sched s
+    cdef Worker* ws
+    cdef int32_t* orders
+    cdef int g, i, j, k, started = 0, failed = 0
+    cdef int* group
+    sched_init(&s, nodes, count, limit, quantum, order)
+    ws = <Worker*>calloc(nthreads, sizeof(Worker))
+    orders = <int32_t*>calloc(count, sizeof(int32_t))
+    group = <int*>calloc(count, sizeof(int))
+    if ws == NULL or orders == NULL or group == NULL:
+        free(ws)
+        free(orders)
+        free(group)
+        return -1
+    s.threaded = 1
+    s.nthreads = nthreads
+    # group g holds nodes [g*count/nthreads, (g+1)*count/nthreads)
+    for g in range(nthreads):
+        for i in range(<int>((<int64_t>g * count) // nthreads),
+                       <int>((<int64_t>(g + 1) * count) // nthreads)):
+            group[i] = g
+    k = 0
+    for g in range(nthreads):
+        ws[g].s = &s
+        ws[g].order = &orders[k]
+        ws[g].norder = 0
+        ws[g].budget = budget[0] // nthreads + 1
         for j in range(count):
-            i = order[j]
-            n = &nodes[i]
-            if waiting(n.status):
-                if not may_proceed(n):
-                    active += 1         # still waiting: trying again would change nothing
-                    continue
-                n.status = ST_RUNNING
-            if n.status != ST_RUNNING:
-                continue
-            before = n.instret
-            before_dma = n.p.dma_acc
-            lim = horizon
-            if quantum > 0 and n.cycle + quantum < horizon:
-                lim = n.cycle + quantum
-            st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
-            if n.instret != before or n.p.dma_acc != before_dma:
-                progress = 1
-            if stop_event(st) >= 0:
-                if earlier_stop(nodes, i, pending):
-                    pending = i
-                    horizon = i64min(limit, n.cycle)
-                continue
-            if budget[0] <= 0:
-                return EV_YIELD
-            if st == ST_RUNNING or waiting(st):
-                active += 1
-                if st == ST_RUNNING and n.cycle < horizon:
-                    progress = 1
-        if active == 0:
+            if group[order[j]] == g:
+                orders[k] = order[j]
+                k += 1
+                ws[g].norder += 1
+    for i in range(count):
+        nodes[i].rout.shared = group[i] != group[(i + 1) % count]
+        nodes[i].rout.lock = 0
+    for g in range(1, nthreads):
+        if pthread_create(&ws[g].tid, NULL, worker_main, &ws[g]) != 0:
+            failed = 1
             break
-        if progress:
-            continue
-        # nobody moved: are the waiting nodes only waiting for the limit?
-        for i in range(count):
-            n = &nodes[i]
-            if n.status == ST_RUNNING and n.cycle < horizon:
-                progress = 1
-        if progress:
-            continue
-        if ring_rotation(nodes, count):
-            continue
-        lower_bounds(nodes, count)
-        for i in range(count):
-            n = &nodes[i]
-            if n.status == ST_RING_SYNC or (waiting(n.status) and n.periph_on and n.p.dma_run):
-                n.status = ST_RUNNING
-                before = n.instret
-                before_dma = n.p.dma_acc
-                st = run_node(n, horizon, budget) if n.probe == NULL \
-                    else probed_runner(n, horizon, budget)
-                if stop_event(st) >= 0:
-                    if earlier_stop(nodes, i, pending):
-                        pending = i
-                        horizon = i64min(limit, n.cycle)
-                    progress = 1
-                    break
-                if budget[0] <= 0:
-                    return EV_YIELD
-                if n.instret != before or n.p.dma_acc != before_dma:
-                    progress = 1
-                    break
-        if progress:
-            continue
-        if pending >= 0:
-            break
-        # stuck: deadlocked waiters (chains of waits that end at a stopped
-        # node or run round the ring), else nodes waiting for nodes that
-        # reached the cycle limit
-        for i in range(count):
-            n = &nodes[i]
-            if (n.status == ST_RING_READ or n.status == ST_RING_WRITE) and n.lb >= T_NEVER:
-                who[0] = i
-                return EV_DEADLOCK
-        for i in range(count):
-            n = &nodes[i]
-            if n.status == ST_RUNNING:
-                return EV_LIMIT
-        for i in range(count):
-            n = &nodes[i]
-            if waiting(n.status):
-                who[0] = i
-                return EV_DEADLOCK      # RING_STAT waits that cannot be resolved
-        return EV_LIMIT
-    if pending >= 0:
-        who[0] = pending
-        return stop_event(nodes[pending].status)
-    return EV_DONE
+        started += 1
+    if failed:
+        # the threads started end at once: the call yields with nothing lost
+        sched_request_stop(&s, EV_YIELD)
+    else:
+        worker_main(&ws[0])
+    for g in range(1, started + 1):
+        pthread_join(ws[g].tid, NULL)
+    for i in range(count):
+        nodes[i].rout.shared = 0
+    free(ws)
+    free(orders)
+    free(group)
+    if failed and started == 0:
+        return -1
+    if s.result == EV_YIELD:
+        budget[0] = 0
+    who[0] = s.who
+    return s.result

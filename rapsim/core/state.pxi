@@ -162,6 +162,8 @@ cdef struct Link:
     int64_t latency     # cycles of one hop (1; board-to-board hops may be configured longer)
     int64_t rotate_at   # the reader has committed to take the head word at this cycle (a
                         # rotation of a full ring, ring.pxi); T_NEVER otherwise
+    int shared          # the writer and the reader run on different host threads (schedule.pxi)
+    int lock            # ... then every access holds this spin lock (sync.pxi, ring.pxi)
 
 
 cdef struct Periph:
