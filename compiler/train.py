@@ -234,13 +234,15 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                 sample_every: int = 0, resume: TrainingState | None = None,
                 stats: list[str] | None = None, stream: bool | None = None,
                 stream_block: int | None = None, instrument=None,
-                callbacks: dict | None = None, valid_set: PatternData | None = None
-                ) -> TrainResult:
+                callbacks: dict | None = None, valid_set: PatternData | None = None,
+                threads: int = 1) -> TrainResult:
     """Train with an already compiled program (see :func:`train`).
     ``sampler(sim, host)`` is called every ``sample_every`` cycles of the
     machine (:meth:`rapsim.machine.Simulator.run`; a profiler's hook);
     ``instrument(sim)`` once the program is loaded, before the run (to attach
-    traces, breakpoints or watchpoints: ``sim.probes``).
+    traces, breakpoints or watchpoints: ``sim.probes``).  ``threads``: host
+    threads the machine is split over (:class:`rapsim.machine.Simulator`;
+    no result depends on it).
 
     ``resume``: continue a run from its :class:`TrainingState` (weights,
     momentum, epoch count, pattern-order seed, the schedule's rate and
@@ -305,7 +307,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         if streaming:
             host = StreamingHost(program, *args, first_epoch=first, folder=folder.name,
                                  block=stream_block or DEFAULT_BLOCK)
-        sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".")
+        sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".",
+                        threads=threads)
         sim.load(program.image)
         host.load(sim)
         hooks = _hook_host(program, callbacks, host, sim)
@@ -443,14 +446,15 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
             sample_every: int = 0, instrument=None, mapping: str | None = None,
-            batch: int = 1) -> TrainResult:
+            batch: int = 1, threads: int = 1) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
-    ``mapping``, ``batch``: see :func:`train`."""
+    ``mapping``, ``batch``: see :func:`train`; ``threads``: see
+    :func:`run_program`."""
     from rapsim.compiler.mapping import resolve
     net = measurement_network(network)
     if program is None:
@@ -460,4 +464,4 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
     return run_program(program, config, tr, te, epochs=1, sampler=sampler,
-                       sample_every=sample_every, instrument=instrument)
+                       sample_every=sample_every, instrument=instrument, threads=threads)

@@ -11,12 +11,14 @@ stopped; the scaling plots come from :mod:`rapsim.plots`.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
 from dataclasses import dataclass
 
 from rapsim.config import MAX_BOARDS, MAX_NODES, NODES_PER_BOARD
+from rapsim.commands.run import add_threads_argument
 from rapsim.errors import RapError
 
 HELP = "sweep network and machine sizes: MCPS, MCUPS, percent of peak, scaling plots"
@@ -173,13 +175,15 @@ def _regions(memory: list, word: str) -> str:
     return "+".join(regions)
 
 
-def measure_point(point: dict) -> dict:
+def measure_point(point: dict, threads: int = 1) -> dict:
     """Measure one point of a sweep (module-level: it is pickled to worker
     processes and Dask workers).  ``point``: family, size, nodes, warmup,
     patterns and optionally machine (options of 'rap run').  A network that
     the back end cannot place on the machine, or a run the simulated machine
     does not finish, gives a record with ``error`` and ``error_kind``
-    ("lowering" or "machine") instead of figures."""
+    ("lowering" or "machine") instead of figures.  ``threads``: host threads
+    each simulated machine is split over (no figure but the host time
+    depends on it; not part of the point's identity)."""
     from rapsim.compiler.build import compile_network
     from rapsim.compiler.lower import LoweringError
     from rapsim.compiler.profile import Profile, per_pattern
@@ -211,7 +215,8 @@ def measure_point(point: dict) -> dict:
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
             prof = Profile(program.image, nodes) if every else None
             runs.append(measure(net, config, train_patterns=count, test_patterns=count,
-                                program=program, sampler=prof, sample_every=every))
+                                program=program, sampler=prof, sample_every=every,
+                                threads=threads))
             profiles.append(prof)
     except LoweringError as e:
         return {**rec, "error": str(e), "error_kind": "lowering",
@@ -374,6 +379,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="S",
                    help="seconds to wait for the Dask scheduler (default 10)")
     o.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_threads_argument(o, "default 1 per point: the points already run in parallel "
+                            "processes, one per core")
     add_machine_arguments(p, sizes=False)
 
 
@@ -579,7 +586,9 @@ def run(args) -> int:
     todo = sum(point_id(p) not in done for p in points)
     order = sorted(points, key=lambda p: -_cost(p))
     t0 = time.perf_counter()
-    records = run_sweep(order, measure_point, path, workers=args.workers,
+    measure = measure_point if not args.threads else functools.partial(measure_point,
+                                                                       threads=args.threads)
+    records = run_sweep(order, measure, path, workers=args.workers,
                         scheduler=args.scheduler, progress=not args.quiet,
                         description=f"rap bench: {todo} points",
                         connect_timeout=args.scheduler_timeout, complete=record_complete,

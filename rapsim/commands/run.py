@@ -62,6 +62,31 @@ def _positive(text: str) -> int:
     return v
 
 
+def _threads(text: str) -> int:
+    """--threads N: 1..MAX_THREADS host threads."""
+    from rapsim.machine import MAX_THREADS
+    v = _whole(text)
+    if not 1 <= v <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"must be 1..{MAX_THREADS} host threads, not {text!r}")
+    return v
+
+
+def add_threads_argument(g, default_text: str) -> None:
+    """--threads N (rap run, rap train, rap bench)."""
+    g.add_argument("--threads", type=_threads, metavar="N",
+                   help="host threads one simulated machine is split over (contiguous groups "
+                        f"of nodes; results never depend on it; {default_text})")
+
+
+def threads_of(args) -> int:
+    """--threads, or the host cores this process may use (rap run, rap train);
+    1 for a command without the option (rap prof, rap dbg)."""
+    from rapsim.machine import default_threads
+    if not hasattr(args, "threads"):
+        return 1
+    return default_threads() if args.threads is None else args.threads
+
+
 def _dump_spec(text: str) -> tuple[int, int, str | None]:
     parts = text.split(":", 2)
     if len(parts) < 2:
@@ -141,6 +166,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write each node's stdout/stderr to DIR/node<N>.out and .err instead of "
                         "the terminal")
     add_machine_arguments(p)
+    add_threads_argument(p, "default: the cores available")
     runtools.add_arguments(p)
 
 
@@ -160,7 +186,7 @@ def loaded_simulator(config, path: str, image, args, output, stdin):
     from rapsim.machine import Simulator
     try:
         sim = Simulator(config, root=args.root, argv=[path, *args.args], output=output,
-                        stdin=stdin)
+                        stdin=stdin, threads=threads_of(args))
     except FileNotFoundError as e:
         raise RapError(str(e)) from None
     try:

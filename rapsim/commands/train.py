@@ -28,7 +28,7 @@ EXIT_MACHINE_STOPPED = 3
 
 def add_arguments(p) -> None:
     from rapsim.commands.cc import mapping_arguments, params_argument
-    from rapsim.commands.run import _positive, add_machine_arguments
+    from rapsim.commands.run import _positive, add_machine_arguments, add_threads_argument
     p.add_argument("network", help="network description (.net)")
     p.add_argument("--data", required=True, metavar="FILE",
                    help="pattern file: .npz, .npy or text (docs/network-language.md)")
@@ -71,6 +71,7 @@ def add_arguments(p) -> None:
     params_argument(p)
     mapping_arguments(p)
     add_machine_arguments(p)
+    add_threads_argument(p, "default: the cores available")
     runtools.add_arguments(p, trace=False)
 
 
@@ -293,7 +294,7 @@ class _Progress:
 
 def run(args) -> int:
     from rapsim.commands.cc import load_network, resolve_mapping
-    from rapsim.commands.run import machine_config
+    from rapsim.commands.run import machine_config, threads_of
     from rapsim.compiler.build import compile_network
     from rapsim.compiler.train import TrainingFailed, run_program
     from rapsim.fileio import write_file
@@ -322,7 +323,8 @@ def run(args) -> int:
                                  max_cycles=int(args.max_cycles), resume=resume,
                                  stats=args.stats, stream=True if args.stream else None,
                                  stream_block=args.stream_block, valid_set=valid_set,
-                                 instrument=outputs.attach if outputs.wanted else None)
+                                 instrument=outputs.attach if outputs.wanted else None,
+                                 threads=threads_of(args))
     except TrainingFailed as e:
         print(f"rap train: {e}", file=sys.stderr)
         return EXIT_MACHINE_STOPPED
