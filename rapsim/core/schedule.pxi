@@ -181,6 +181,8 @@ cdef struct Sched:
     int stop                # the call ends: `result` is its event
     int result
     int who
+    pthread_mutex_t mu      # threads that wait for a round over every node sleep on cv
+    pthread_cond_t cv
 
 
 cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t quantum,
@@ -224,16 +226,17 @@ cdef inline void note_stop(Sched* s, int i) noexcept nogil:
 
 
 cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* active,
-                    int64_t* budget) noexcept nogil:
+                    int64_t* budget, int64_t chunk=0, int* coarse=NULL) noexcept nogil:
     """Give each node of order[0..norder) its turn: run it until it stops,
     waits, reaches the horizon (or its quantum) or the budget is spent.  A
     waiting node is tried again only if what it waits for changed
     (may_proceed).  Sets *progress if a node moved and counts in *active the
     nodes still running or waiting; EV_YIELD when the budget is spent, else
-    -1."""
+    -1.  With ``chunk`` > 0 a turn is at most ``chunk`` instructions, and
+    *coarse is set if a node used a whole turn (run_machine_threads)."""
     cdef int j, i, st
     cdef uint64_t before, before_dma
-    cdef int64_t lim
+    cdef int64_t lim, turn, spent
     cdef Node* n
     for j in range(norder):
         i = order[j]
@@ -250,7 +253,16 @@ cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* ac
         lim = rap_load64(&s.horizon)
         if s.quantum > 0 and n.cycle + s.quantum < lim:
             lim = n.cycle + s.quantum
-        st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
+        if chunk > 0:
+            turn = i64min(chunk, budget[0])
+            spent = turn
+            st = run_node(n, lim, &turn) if n.probe == NULL else probed_runner(n, lim, &turn)
+            spent -= turn
+            budget[0] -= spent
+            if spent >= chunk and st == ST_RUNNING:
+                coarse[0] = 1
+        else:
+            st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
         if n.instret != before or n.p.dma_acc != before_dma:
             progress[0] = 1
         if stop_event(st) >= 0:
@@ -374,14 +386,25 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # What needs every node at once -- a rotation of the whole ring, the lower
 # bounds that free RING_STAT waits, the pending stop, deadlock and the cycle
 # limit -- is decided when no group can move: the threads meet (nstuck ==
-# nthreads) and the last one to arrive runs one round of run_machine over
-# every node (sched_pass + sched_settle) while the others wait; then the
-# groups go on in parallel, or the call ends with the round's event.  A
-# stop (host call, error, SWI, IDLE) is noted under the lock and lowers the
-# horizon for every group; the call returns only when the threads meet, so
-# the event reported -- and so the host call the daemon serves next, with
-# the GIL, in Python -- is the first in simulated time (ties: the lower
-# node), as with one thread.
+# nthreads) and the last one to arrive runs rounds of run_machine over
+# every node (sched_pass + sched_settle) while the others sleep.  It goes on
+# with such rounds while the nodes are tightly coupled (ring-bound: every
+# turn of every node ends within SERIAL_CHUNK instructions, so threads would
+# only hand words to each other), and hands back to the groups in parallel
+# as soon as a node runs a whole turn (compute-bound again), or ends the
+# call with the round's event.  A stop (host call, error, SWI, IDLE) is
+# noted under the lock and lowers the horizon for every group; the call
+# returns only when the threads meet, so the event reported -- and so the
+# host call the daemon serves next, with the GIL, in Python -- is the first
+# in simulated time (ties: the lower node), as with one thread.
+
+cdef enum:
+    # a node's turn in the rounds over every node; a node that runs a whole
+    # turn sends the machine back to its groups in parallel
+    SERIAL_CHUNK = 256
+    # spins of a waiting thread between two sched_yield()
+    SPINS_PER_YIELD = 64
+
 
 cdef struct Worker:
     Sched* s
@@ -415,12 +438,27 @@ cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
     return 0
 
 
+cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
+    """Rounds over every node, by this thread alone (see above): -1 to go back
+    to the groups in parallel, else the call's event."""
+    cdef int r, progress, active, coarse
+    while True:
+        progress = 0
+        active = 0
+        coarse = 0
+        if sched_pass(s, s.order, s.count, &progress, &active, &w.budget, SERIAL_CHUNK,
+                      &coarse) == EV_YIELD or w.budget <= 0:
+            return EV_YIELD
+        r = sched_settle(s, active, progress, &s.who, &w.budget)
+        if r >= 0 or coarse:
+            return r
+
+
 cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
     """w's group cannot move: wait until a neighbour group changes something
-    it waits for, or -- the last thread to get here -- run a round over every
-    node (see above)."""
+    it waits for, or -- the last thread to get here -- run the rounds over
+    every node (see above) while the others sleep."""
     cdef int epoch, r, spins = 0
-    cdef int progress = 0, active = 0
     rap_spin_lock(&s.ctl)
     if s.stop:
         rap_spin_unlock(&s.ctl)
@@ -428,25 +466,32 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
     epoch = s.epoch
     s.nstuck += 1
     if s.nstuck == s.nthreads:
-        s.in_global = 1
+        rap_store32(&s.in_global, 1)
         rap_spin_unlock(&s.ctl)
-        r = sched_pass(s, s.order, s.count, &progress, &active, &w.budget)
-        if r != EV_YIELD:
-            r = sched_settle(s, active, progress, &s.who, &w.budget)
+        r = global_rounds(s, w)
         rap_spin_lock(&s.ctl)
         s.nstuck = 0
-        s.in_global = 0
         if r >= 0 and not s.stop:
             s.result = r
             rap_store32(&s.stop, 1)
         rap_store32(&s.epoch, epoch + 1)
+        rap_store32(&s.in_global, 0)
         rap_spin_unlock(&s.ctl)
+        pthread_mutex_lock(&s.mu)
+        pthread_cond_broadcast(&s.cv)
+        pthread_mutex_unlock(&s.mu)
         return
     rap_spin_unlock(&s.ctl)
     while True:
         if rap_load32(&s.epoch) != epoch or rap_load32(&s.stop):
             return
-        if not rap_load32(&s.in_global) and group_could_move(s, w):
+        if rap_load32(&s.in_global):
+            pthread_mutex_lock(&s.mu)
+            while rap_load32(&s.in_global) and rap_load32(&s.epoch) == epoch:
+                pthread_cond_wait(&s.cv, &s.mu)
+            pthread_mutex_unlock(&s.mu)
+            continue
+        if group_could_move(s, w):
             rap_spin_lock(&s.ctl)
             if s.epoch == epoch and not s.in_global and not s.stop:
                 s.nstuck -= 1
@@ -454,7 +499,7 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
                 return
             rap_spin_unlock(&s.ctl)
         spins += 1
-        if (spins & 63) == 0:
+        if spins % SPINS_PER_YIELD == 0:
             sched_yield()           # the host may have fewer free cores than threads
         else:
             RAP_CPU_RELAX()
@@ -497,6 +542,8 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         return -1
     s.threaded = 1
     s.nthreads = nthreads
+    pthread_mutex_init(&s.mu, NULL)
+    pthread_cond_init(&s.cv, NULL)
     # group g holds nodes [g*count/nthreads, (g+1)*count/nthreads)
     for g in range(nthreads):
         for i in range(<int>((<int64_t>g * count) // nthreads),
@@ -530,6 +577,8 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         pthread_join(ws[g].tid, NULL)
     for i in range(count):
         nodes[i].rout.shared = 0
+    pthread_cond_destroy(&s.cv)
+    pthread_mutex_destroy(&s.mu)
     free(ws)
     free(orders)
     free(group)
