@@ -297,6 +297,10 @@ cdef int sched_settle(Sched* s, int active, int progress, int* who, int64_t* bud
     if active == 0:
         return sched_final(s, who)
     if progress:
+        # a full ring of read-and-forwards that moved by one rotation waits
+        # for the next one: commit it now rather than after a pass that
+        # finds nobody can move (the same state, so the same cycle T)
+        ring_rotation(nodes, count)
         return -1
     # nobody moved: are the waiting nodes only waiting for the limit?
     for i in range(count):
