@@ -24,6 +24,14 @@ and 64 (on one node there is no ring traffic to measure):
 A node-cycle is one cycle of one node's clock (waiting cycles included): the
 figure is sum over nodes of their final cycle counts / host seconds of
 Simulator.run.
+
+Host threads (``--threads``, issue 16): ``compute`` on 16 and 64 nodes and
+``ring`` on 64 nodes also run with the nodes split over 2 host threads
+(``test_node_cycles_per_second_threads``; wall seconds, since the threads'
+CPU seconds add up).  Target: 2 threads >= 1.8x 1 thread on the compute
+kernel, on a 2-core machine with its cores free.  ``python
+benchmarks/bench_ring.py --threads`` prints these pairs, alternating 1 and
+2 threads (best of five each).
 """
 from __future__ import annotations
 
@@ -37,6 +45,8 @@ from rapsim.machine import Simulator
 from rapsim.toolchain import build_text
 
 SIZES = {"compute": (1, 4, 16, 64), "ring": (4, 16, 64)}
+#: (kind, nodes) measured on 1 and 2 host threads
+THREADED = (("compute", 16), ("compute", 64), ("ring", 64))
 COMPUTE_TARGET = 20e6
 
 _EXIT = """
@@ -120,18 +130,19 @@ ROUNDS = {"compute": {1: 8000, 4: 2000, 16: 500, 64: 120},
           "ring": {4: 20000, 16: 1500, 64: 200}}
 
 
-def _simulator(kind: str, nodes: int) -> Simulator:
+def _simulator(kind: str, nodes: int, threads: int = 1) -> Simulator:
     image = build_text(PROGRAMS[kind](ROUNDS[kind][nodes], nodes))
-    sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0))
+    sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0), threads=threads)
     sim.load(image)
     return sim
 
 
-def measure(kind: str, nodes: int) -> tuple[float, int, float, float]:
+def measure(kind: str, nodes: int, threads: int = 1) -> tuple[float, int, float, float]:
     """(node-cycles per host CPU second, node-cycles, wall seconds, CPU
     seconds) of one run.  CPU time (time.process_time) is less disturbed by
-    other processes on a shared machine than wall time."""
-    sim = _simulator(kind, nodes)
+    other processes on a shared machine than wall time (on several threads
+    the CPU seconds add up: compare wall seconds)."""
+    sim = _simulator(kind, nodes, threads)
     t0, c0 = time.perf_counter(), time.process_time()
     res = sim.run()
     dt, dc = time.perf_counter() - t0, time.process_time() - c0
@@ -162,7 +173,45 @@ def test_node_cycles_per_second(benchmark, kind, nodes):
     benchmark.extra_info["ring_utilisation"] = round(sim.machine_counters()["ring_utilisation"], 4)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kind, nodes", THREADED)
+def test_node_cycles_per_second_threads(benchmark, kind, nodes, threads):
+    holder = {}
+
+    def setup():
+        holder["sim"] = _simulator(kind, nodes, threads)
+        return (), {}
+
+    def go():
+        return holder["sim"].run()
+
+    res = benchmark.pedantic(go, setup=setup, rounds=3, iterations=1)
+    assert res.event == "done", res.messages
+    sim = holder["sim"]
+    total = sum(sim.core.cycle(n) for n in range(nodes))
+    benchmark.extra_info["threads"] = threads
+    benchmark.extra_info["node_cycles"] = total
+    benchmark.extra_info["node_cycles_per_second"] = round(total / benchmark.stats.stats.min)
+
+
+def threads_table(repeat: int = 5) -> None:
+    """1 and 2 threads alternated, best wall time of ``repeat`` each."""
+    for kind, n in THREADED:
+        best = {1: float("inf"), 2: float("inf")}
+        total = 0
+        for _ in range(repeat):
+            for threads in (1, 2):
+                _, total, dt, _ = measure(kind, n, threads)
+                best[threads] = min(best[threads], dt)
+        r1, r2 = total / best[1], total / best[2]
+        print(f"{kind:8s} {n:3d} nodes: 1 thread {r1 / 1e6:6.2f} M, 2 threads {r2 / 1e6:6.2f} M "
+              f"node-cycles/s (wall) = {r2 / r1:4.2f}x")
+
+
 if __name__ == "__main__":
+    if "--threads" in sys.argv[1:]:
+        threads_table()
+        sys.exit(0)
     for kind in ("compute", "ring"):
         for n in SIZES[kind]:
             rate, total, dt, dc = max((measure(kind, n) for _ in range(3)), key=lambda r: r[0])

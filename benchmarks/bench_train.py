@@ -30,11 +30,11 @@ NODES = (4, 16, 40, 64)
 PUBLISHED = {20: "200-300 MCPS, 30-60 MCUPS", 40: "574 MCPS, 106 MCUPS"}
 
 
-def point(nodes: int, patterns: int = 16) -> dict:
+def point(nodes: int, patterns: int = 16, threads: int = 1) -> dict:
     net = parse_file(SPEECH)
     t0 = time.perf_counter()
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
-                  test_patterns=patterns)
+                  test_patterns=patterns, threads=threads)
     wall = time.perf_counter() - t0
     p = res.performance.to_dict()
     return {"nodes": nodes, "mcps": p["mcps"], "mcups": p["mcups"],
@@ -55,6 +55,27 @@ def test_speech_mlp(benchmark, nodes):
     assert r["mcps"] > r["mcups"] > 0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_speech_mlp_40_nodes_threads(benchmark, threads):
+    """Host seconds per training pattern on 40 nodes with the nodes on 1 and 2
+    host threads (issue 16)."""
+    r = benchmark.pedantic(point, args=(40, 4, threads), rounds=1, iterations=1)
+    benchmark.extra_info.update(r)
+    benchmark.extra_info["threads"] = threads
+    benchmark.extra_info["simulated_training_patterns_per_second"] = 1 / r["host_s_per_pattern"]
+    assert r["mcps"] > r["mcups"] > 0
+
+
+def threads_table(patterns: int, repeat: int = 3) -> None:
+    """40 nodes, 1 and 2 threads alternated: the best host seconds per pattern."""
+    best = {1: float("inf"), 2: float("inf")}
+    for _ in range(repeat):
+        for threads in (1, 2):
+            best[threads] = min(best[threads], point(40, patterns, threads)["host_s_per_pattern"])
+    print(f"40 nodes, {patterns} training patterns: host s/pattern 1 thread {best[1]:.4f}, "
+          f"2 threads {best[2]:.4f} ({best[1] / best[2]:.2f}x)")
+
+
 def main(patterns: int) -> None:
     print(f"234-512-61 MLP, {patterns} training + {2 * patterns} evaluation patterns per point")
     print(f"{'nodes':>5} {'MCPS':>8} {'%peak':>6} {'MCUPS':>8} {'%peak':>6} "
@@ -69,4 +90,8 @@ def main(patterns: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 16)
+    args = [a for a in sys.argv[1:] if a != "--threads"]
+    if "--threads" in sys.argv[1:]:
+        threads_table(int(args[0]) if args else 8)
+    else:
+        main(int(args[0]) if args else 16)
