@@ -78,6 +78,10 @@ assert TRACE_DTYPE.itemsize == sizeof(TraceRec)
 HITS = {HIT_NONE: None, HIT_BREAK: "break", HIT_WATCH_MEM: "watch-memory",
         HIT_WATCH_REG: "watch-register", HIT_FULL: "trace-full"}
 
+#: True if this build can split a machine over host threads (POSIX threads,
+#: core/sync.pxi); False: every run is on one thread whatever ``threads`` says
+HOST_THREADS = bool(RAP_HAVE_THREADS)
+
 #: instructions simulated between two checks for Ctrl-C (a few milliseconds)
 RUN_SLICE = 1 << 20
 

@@ -81,8 +81,15 @@ def add_threads_argument(g, default_text: str) -> None:
 def threads_of(args) -> int:
     """--threads, or the host cores this process may use (rap run, rap train);
     1 for a command without the option (rap prof, rap dbg)."""
+    from rapsim import _sim
     from rapsim.machine import default_threads
     if not hasattr(args, "threads"):
+        return 1
+    if not _sim.HOST_THREADS:
+        if args.threads is not None and args.threads > 1:
+            print("rap: note: this build of the simulator has no host threads (no POSIX "
+                  "threads when it was compiled): --threads ignored, one thread",
+                  file=sys.stderr)
         return 1
     return default_threads() if args.threads is None else args.threads
 

@@ -181,8 +181,8 @@ cdef struct Sched:
     int stop                # the call ends: `result` is its event
     int result
     int who
-    pthread_mutex_t mu      # threads that wait for a round over every node sleep on cv
-    pthread_cond_t cv
+    rap_mutex_t mu          # threads that wait for a round over every node sleep on cv
+    rap_cond_t cv
 
 
 cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t quantum,
@@ -415,7 +415,7 @@ cdef struct Worker:
     int32_t* order          # this group's nodes, in the run's order
     int norder
     int64_t budget          # instructions this thread may run before the call yields
-    pthread_t tid
+    rap_thread_t tid
 
 
 cdef inline void sched_request_stop(Sched* s, int ev) noexcept nogil:
@@ -481,19 +481,19 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
         rap_store32(&s.epoch, epoch + 1)
         rap_store32(&s.in_global, 0)
         rap_spin_unlock(&s.ctl)
-        pthread_mutex_lock(&s.mu)
-        pthread_cond_broadcast(&s.cv)
-        pthread_mutex_unlock(&s.mu)
+        rap_mutex_lock(&s.mu)
+        rap_cond_broadcast(&s.cv)
+        rap_mutex_unlock(&s.mu)
         return
     rap_spin_unlock(&s.ctl)
     while True:
         if rap_load32(&s.epoch) != epoch or rap_load32(&s.stop):
             return
         if rap_load32(&s.in_global):
-            pthread_mutex_lock(&s.mu)
+            rap_mutex_lock(&s.mu)
             while rap_load32(&s.in_global) and rap_load32(&s.epoch) == epoch:
-                pthread_cond_wait(&s.cv, &s.mu)
-            pthread_mutex_unlock(&s.mu)
+                rap_cond_wait(&s.cv, &s.mu)
+            rap_mutex_unlock(&s.mu)
             continue
         if group_could_move(s, w):
             rap_spin_lock(&s.ctl)
@@ -504,7 +504,7 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
             rap_spin_unlock(&s.ctl)
         spins += 1
         if spins % SPINS_PER_YIELD == 0:
-            sched_yield()           # the host may have fewer free cores than threads
+            rap_yield()             # the host may have fewer free cores than threads
         else:
             RAP_CPU_RELAX()
 
@@ -546,8 +546,8 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         return -1
     s.threaded = 1
     s.nthreads = nthreads
-    pthread_mutex_init(&s.mu, NULL)
-    pthread_cond_init(&s.cv, NULL)
+    rap_mutex_init(&s.mu)
+    rap_cond_init(&s.cv)
     # group g holds nodes [g*count/nthreads, (g+1)*count/nthreads)
     for g in range(nthreads):
         for i in range(<int>((<int64_t>g * count) // nthreads),
@@ -568,7 +568,7 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         nodes[i].rout.shared = group[i] != group[(i + 1) % count]
         nodes[i].rout.lock = 0
     for g in range(1, nthreads):
-        if pthread_create(&ws[g].tid, NULL, worker_main, &ws[g]) != 0:
+        if rap_thread_start(&ws[g].tid, worker_main, &ws[g]) != 0:
             failed = 1
             break
         started += 1
@@ -578,11 +578,11 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     else:
         worker_main(&ws[0])
     for g in range(1, started + 1):
-        pthread_join(ws[g].tid, NULL)
+        rap_thread_join(&ws[g].tid)
     for i in range(count):
         nodes[i].rout.shared = 0
-    pthread_cond_destroy(&s.cv)
-    pthread_mutex_destroy(&s.mu)
+    rap_cond_destroy(&s.cv)
+    rap_mutex_destroy(&s.mu)
     free(ws)
     free(orders)
     free(group)
