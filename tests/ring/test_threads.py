@@ -219,3 +219,93 @@ def test_more_threads_than_nodes_and_probes_run():
     res = sim.run(max_cycles=2_000_000, threads=4)
     assert snapshot(sim, res)["counters"] == ref["counters"]
     assert sum(len(r) for r in recs) > 0
+
+
+# Random ring programs: each node runs its own random sequence of ring
+# writes, reads, RING_FWD settings, RPTS read(-and-forward) bursts,
+# RING_STAT reads and polls, and delay loops.  Whatever happens (done,
+# deadlock, the cycle limit), 1 thread and N threads give the same.
+def _op_text(op, label: str) -> str:
+    kind, k = op
+    if kind == "write":
+        return f"        LDI     {k}, R1\n        STI     R1, *AR1\n"
+    if kind == "read":
+        return "        LDI     *AR1, R1\n        ADDI    R1, R4\n"
+    if kind == "fwd":
+        return f"        LDI     {k}, R2\n        STI     R2, @2\n"
+    if kind == "burst":
+        return (f"        RPTS    {k - 1}\n        LDI     *AR1, R1\n"
+                "     || STI     R1, *AR0++\n        STI     R1, *AR0\n")
+    if kind == "stat":
+        return "        LDI     @1, R3\n        ADDI    R3, R5\n"
+    if kind == "poll":
+        return (f"{label}: ADDI    1, R6\n        LDI     @1, R3\n        AND     {k}, R3\n"
+                f"        BZ      {label}\n")
+    return f"        LDI     {k}, AR4\n{label}: DBU     AR4, {label}\n"     # delay
+
+
+def random_ring_program(per_node) -> str:
+    src = ["        .global start\n        .text\nstart:  LDI     0x80, AR1\n"
+           "        LSH     16, AR1\n        LDP     0x800000\n        LDI     @3, R0\n"
+           "        LDI     AR1, AR0\n        OR      09C00h, AR0\n"]
+    for i in range(len(per_node)):
+        src.append(f"        CMPI    {i}, R0\n        BEQ     node{i}\n")
+    for i, ops in enumerate(per_node):
+        src.append(f"node{i}:\n")
+        for j, op in enumerate(ops):
+            src.append(_op_text(op, f"l{i}_{j}"))
+        src.append("        B       done\n")
+    src.append("done:   STI     R4, *AR0++\n        STI     R5, *AR0++\n"
+               "        STI     R6, *AR0++\n        B       exit\n")
+    return "".join(src)
+
+
+ring_op = st.one_of(
+    st.tuples(st.just("write"), st.integers(0, 99)), st.tuples(st.just("read"), st.just(0)),
+    st.tuples(st.just("fwd"), st.integers(0, 3)), st.tuples(st.just("burst"), st.integers(1, 6)),
+    st.tuples(st.just("stat"), st.just(0)), st.tuples(st.just("poll"), st.sampled_from([1, 2])),
+    st.tuples(st.just("delay"), st.integers(0, 40)))
+
+
+def spmd_ops(segments, delays, nodes: int):
+    """Each node's ops for SPMD segments (the same on every node, so that
+    the words balance) with its own delays before each: "exchange" (write a
+    word, read one), "gather" (write, forward N-2, read N-1 in an RPTS
+    burst), "polled" (poll RING_STAT for room, write, poll for a word,
+    read)."""
+    per_node = []
+    for i in range(nodes):
+        ops = []
+        for seg, d in zip(segments, delays[i]):
+            if d:
+                ops.append(("delay", d))
+            if seg == "exchange":
+                ops += [("write", i), ("read", 0)]
+            elif seg == "gather":
+                ops += [("write", 10 + i), ("fwd", max(nodes - 2, 0)), ("burst", nodes - 1)]
+            else:
+                ops += [("poll", 2), ("write", 20 + i), ("poll", 1), ("read", 0)]
+        per_node.append(ops)
+    return per_node
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_random_ring_programs_on_threads(data):
+    from ringprogs import program
+    nodes = data.draw(st.integers(2, 8), label="nodes")
+    if data.draw(st.booleans(), label="spmd"):
+        segments = data.draw(st.lists(st.sampled_from(["exchange", "gather", "polled"]),
+                                      min_size=1, max_size=6), label="segments")
+        delays = data.draw(st.lists(st.lists(st.integers(0, 60), min_size=len(segments),
+                                             max_size=len(segments)),
+                                    min_size=nodes, max_size=nodes), label="delays")
+        per_node = spmd_ops(segments, delays, nodes)
+    else:
+        per_node = data.draw(st.lists(st.lists(ring_op, min_size=1, max_size=10),
+                                      min_size=nodes, max_size=nodes), label="programs")
+    threads = data.draw(st.integers(2, nodes), label="threads")
+    src = program(random_ring_program(per_node))
+    ref = run_threads(src, nodes, 1, max_cycles=20_000)
+    got = run_threads(src, nodes, threads, max_cycles=20_000)
+    assert got == ref
