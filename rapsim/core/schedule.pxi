@@ -233,7 +233,7 @@ cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* ac
     (may_proceed).  Sets *progress if a node moved and counts in *active the
     nodes still running or waiting; EV_YIELD when the budget is spent, else
     -1.  With ``chunk`` > 0 a turn is at most ``chunk`` instructions, and
-    *coarse is set if a node used a whole turn (run_machine_threads)."""
+    *coarse counts the nodes that used a whole turn (run_machine_threads)."""
     cdef int j, i, st
     cdef uint64_t before, before_dma
     cdef int64_t lim, turn, spent
@@ -260,7 +260,7 @@ cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* ac
             spent -= turn
             budget[0] -= spent
             if spent >= chunk and st == ST_RUNNING:
-                coarse[0] = 1
+                coarse[0] += 1
         else:
             st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
         if n.instret != before or n.p.dma_acc != before_dma:
@@ -392,10 +392,10 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # limit -- is decided when no group can move: the threads meet (nstuck ==
 # nthreads) and the last one to arrive runs rounds of run_machine over
 # every node (sched_pass + sched_settle) while the others sleep.  It goes on
-# with such rounds while the nodes are tightly coupled (ring-bound: every
-# turn of every node ends within SERIAL_CHUNK instructions, so threads would
-# only hand words to each other), and hands back to the groups in parallel
-# as soon as a node runs a whole turn (compute-bound again), or ends the
+# with such rounds while the nodes are tightly coupled (ring-bound: most
+# turns end within SERIAL_CHUNK instructions, so threads would only hand
+# words to each other), and hands back to the groups in parallel once at
+# least half the nodes run whole turns (compute-bound again), or ends the
 # call with the round's event.  A stop (host call, error, SWI, IDLE) is
 # noted under the lock and lowers the horizon for every group; the call
 # returns only when the threads meet, so the event reported -- and so the
@@ -403,8 +403,8 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # in simulated time (ties: the lower node), as with one thread.
 
 cdef enum:
-    # a node's turn in the rounds over every node; a node that runs a whole
-    # turn sends the machine back to its groups in parallel
+    # a node's turn in the rounds over every node; when half the nodes run
+    # whole turns, the machine goes back to its groups in parallel
     SERIAL_CHUNK = 256
     # spins of a waiting thread between two sched_yield()
     SPINS_PER_YIELD = 64
@@ -454,7 +454,7 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
                       &coarse) == EV_YIELD or w.budget <= 0:
             return EV_YIELD
         r = sched_settle(s, active, progress, &s.who, &w.budget)
-        if r >= 0 or coarse:
+        if r >= 0 or 2 * coarse >= active:
             return r
 
 
