@@ -181,6 +181,7 @@ cdef struct Sched:
     int stop                # the call ends: `result` is its event
     int result
     int who
+    int rotated             # sched_settle committed a rotation of the whole ring
     rap_mutex_t mu          # threads that wait for a round over every node sleep on cv
     rap_cond_t cv
 
@@ -207,6 +208,7 @@ cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t qu
     s.stop = 0
     s.result = EV_DONE
     s.who = -1
+    s.rotated = 0
     for i in range(count):
         if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, s.pending):
             s.pending = i
@@ -300,7 +302,7 @@ cdef int sched_settle(Sched* s, int active, int progress, int* who, int64_t* bud
         # a full ring of read-and-forwards that moved by one rotation waits
         # for the next one: commit it now rather than after a pass that
         # finds nobody can move (the same state, so the same cycle T)
-        ring_rotation(nodes, count)
+        s.rotated = ring_rotation(nodes, count)
         return -1
     # nobody moved: are the waiting nodes only waiting for the limit?
     for i in range(count):
@@ -308,6 +310,7 @@ cdef int sched_settle(Sched* s, int active, int progress, int* who, int64_t* bud
         if n.status == ST_RUNNING and n.cycle < s.horizon:
             return -1
     if ring_rotation(nodes, count):
+        s.rotated = 1
         return -1
     lower_bounds(nodes, count)
     for i in range(count):
@@ -392,11 +395,12 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # limit -- is decided when no group can move: the threads meet (nstuck ==
 # nthreads) and the last one to arrive runs rounds of run_machine over
 # every node (sched_pass + sched_settle) while the others sleep.  It goes on
-# with such rounds while the nodes are tightly coupled (ring-bound: most
-# turns end within SERIAL_CHUNK instructions, so threads would only hand
-# words to each other), and hands back to the groups in parallel once at
-# least half the nodes run whole turns (compute-bound again), or ends the
-# call with the round's event.  A stop (host call, error, SWI, IDLE) is
+# with such rounds while the ring moves by rotations (a full ring: every
+# step of every node needs every node, so threads would meet at each one)
+# and most turns end within SERIAL_CHUNK instructions, and hands back to the
+# groups in parallel after a round without a rotation or once at least half
+# the nodes run whole turns (compute-bound again), or ends the call with
+# the round's event.  A stop (host call, error, SWI, IDLE) is
 # noted under the lock and lowers the horizon for every group; the call
 # returns only when the threads meet, so the event reported -- and so the
 # host call the daemon serves next, with the GIL, in Python -- is the first
@@ -453,8 +457,9 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
         if sched_pass(s, s.order, s.count, &progress, &active, &w.budget, SERIAL_CHUNK,
                       &coarse) == EV_YIELD or w.budget <= 0:
             return EV_YIELD
+        s.rotated = 0
         r = sched_settle(s, active, progress, &s.who, &w.budget)
-        if r >= 0 or 2 * coarse >= active:
+        if r >= 0 or not s.rotated or 2 * coarse >= active:
             return r
 
 
