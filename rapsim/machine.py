@@ -26,6 +26,7 @@ from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
 from rapsim.probes import Probes, Stop
+from rapsim.replay import Journal, JournalCore, rerun, stop_state
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
                            region_of)
 
@@ -118,20 +119,37 @@ class Simulator:
         self.config = config or MachineConfig()
         mem = self.config.memory
         waits = [mem.sram_wait, mem.dram_wait, mem.onchip_wait, mem.onchip_wait, mem.ringio_wait]
-        self.core = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
+        self._raw = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
                                  self.config.hostcall_cycles)
         # board-crossing hops: out of the last node of each board, and from the
         # last node back to node 0 (on one board the ring closes on the board)
         if self.config.boards > 1:
             for n in range(self.config.nodes):
                 if self.config.board_of(n) != self.config.board_of((n + 1) % self.config.nodes):
-                    self.core.set_link_latency(n, self.config.board_hop_cycles)
+                    self._raw.set_link_latency(n, self.config.board_hop_cycles)
+        #: what brought the machine to its state, to re-execute it to a stop
+        #: (rapsim/replay.py; docs/machine-model.md, "Stops")
+        self.journal = Journal()
+        self._core = JournalCore(self._raw, self.journal)
         self.daemon = HostDaemon(root, list(argv), output, stdin)
         self.image: Image | None = None
         self._lines: dict[int, tuple[int, int]] = {}
         self._labels: dict[int, str] = {}
         self.probes = Probes(self)
         self.step_stop: Stop | None = None
+
+    @property
+    def core(self):
+        """The cycle-level core (rapsim._sim.Machine); the changes made
+        through it are told to :attr:`journal` first."""
+        return self._core
+
+    @core.setter
+    def core(self, value) -> None:
+        # a core replaced by hand (a wrapper of the old one): stops are
+        # reported as run
+        self.journal.give_up("sim.core was replaced")
+        self._raw = self._core = value
 
     @property
     def nodes(self) -> int:
@@ -153,14 +171,16 @@ class Simulator:
             if seg.size and not self.core.mapped(0, seg.address, seg.size):
                 raise ValueError(f"segment {seg.name} at 0x{seg.address:06X} ({seg.size} words) "
                                  "does not fit the node's memory map")
-        for addr, words in image.words():
-            self._load_words(addr, np.asarray(words, dtype=np.uint32))
-        self.image = image
-        self._lines = {a: (f, ln) for a, f, ln in image.lines}
-        self._labels = {}
-        for name, addr in sorted(image.symbols.items(), key=lambda kv: (len(kv[0]), kv[0])):
-            self._labels.setdefault(addr, name)
-        self.reset(image.entry)
+        self.journal.loaded(image)
+        with self.journal.quiet():
+            for addr, words in image.words():
+                self._load_words(addr, np.asarray(words, dtype=np.uint32))
+            self.image = image
+            self._lines = {a: (f, ln) for a, f, ln in image.lines}
+            self._labels = {}
+            for name, addr in sorted(image.symbols.items(), key=lambda kv: (len(kv[0]), kv[0])):
+                self._labels.setdefault(addr, name)
+            self.reset(image.entry)
 
     _PAGE = 1024        # words: a host page of node memory is 4 KB
 
@@ -209,8 +229,9 @@ class Simulator:
         stop = min(limit, every) if every > 0 else limit
         t0 = time.perf_counter()
         self.probes.before_run()
+        self.journal.start_run()
         while True:
-            event, who = self.core.run(stop, quantum, order)
+            event, who = self._raw.run(stop, quantum, order)
             if event == "probe":
                 hit = self.probes.stopped(who)
                 if hit is None:
@@ -225,7 +246,9 @@ class Simulator:
                 break
             refused = self._serve(who)
             if refused:
-                return self._finish(RunResult("error", node=who, messages=[refused]), t0)
+                res = RunResult("error", node=who, messages=[refused])
+                self._settle(res, quantum, order)
+                return self._finish(res, t0)
         res = RunResult(event, node=who)
         if event == "error":
             res.messages.append(self._error_text(who))
@@ -245,7 +268,34 @@ class Simulator:
         elif event == "break":
             res.messages.append(f"node {who}: stopped at a software breakpoint (SWI) at "
                                 f"{self._where(self._last_pc(who))}")
+        if event in ("error", "break", "idle"):
+            self._settle(res, quantum, order)
         return self._finish(res, t0)
+
+    def _settle(self, res: RunResult, quantum: int, order) -> None:
+        """Bring the machine to the state of the rule at the stop ``res``
+        (docs/machine-model.md, "Stops"): if a node other than the stopped
+        one had run past the stop's cycle, re-execute the run to that cycle
+        from :attr:`journal` (rapsim/replay.py) and take the re-run's state;
+        where that cannot be done, say so in ``res.messages``."""
+        k = res.node
+        c = self._raw.cycle(k)
+        past = [n for n in range(self.nodes) if n != k and self._raw.cycle(n) > c]
+        if not past:
+            return          # every other node is at or before the stop: nothing ran past it
+        why = self.journal.broken
+        if why is None and any(self._raw.probed(n) for n in range(self.nodes)):
+            why = "probes (breakpoints, watchpoints or traces) were armed"
+        if why is None:
+            core, why = rerun(self, self.journal, stop_state(self._raw, res.event, k),
+                              quantum, order)
+            if core is not None:
+                self._raw = core
+                self._core = JournalCore(core, self.journal)
+                return
+        which = ", ".join(str(n) for n in past)
+        res.messages.append(f"note: the counters of node{'s' if len(past) > 1 else ''} {which} "
+                            f"are as run, past the stop's cycle {c}, not at it ({why})")
 
     def _finish(self, res: RunResult, t0: float) -> RunResult:
         self.probes.drain()
@@ -260,12 +310,18 @@ class Simulator:
     def _serve(self, node: int) -> str | None:
         """Serve the host call of a node (it goes on, or has exited); the error
         report if the daemon cannot read its request block (the node stops)."""
+        self.journal.begin_call(node)
         try:
             exited, status = self.daemon.serve(self, node)
         except BadRequest as e:
-            self.core.fail_hostcall(node)
+            self.journal.end_call(refused=True)
+            self._raw.fail_hostcall(node)
             return f"{self._error_text(node)}: {e}"
-        self.core.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
+        except BaseException:
+            self.journal.abort_call("a host call ended in an exception")
+            raise
+        self.journal.end_call(exited, status)
+        self._raw.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
         if self.probes.points:
             self.probes.refresh()       # the daemon's writes are not an instruction's
         return None

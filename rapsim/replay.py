@@ -1,0 +1,254 @@
+"""Deterministic counters at a stop: the journal of a machine and its re-execution.
+
+When a run stops (an error, a breakpoint SWI, IDLE with nothing to wake it)
+on node k at cycle c, the scheduler reports the first stop in simulated time
+whatever the interleaving (rapsim/core/schedule.pxi), but a node that the
+host had already run past c before the stop was found cannot be undone.
+The rule (docs/machine-model.md, "Stops"): at a stop at cycle c, every
+other node is as at its first instruction boundary at or after c (or where
+it exited, stopped or waits for the ring earlier), node k as at its stop.
+
+This module gets there by re-execution.  :class:`Journal` records what
+brought the machine where it is: the images loaded and every change the
+host made through ``sim.core`` before the first run (memory, registers), and
+for every host call served, per node in order, the words the daemon (or a
+host program's service) wrote into node memory and how the call ended.
+:func:`rerun` builds a fresh machine from that journal and runs it to the
+horizon c, serving the host calls from the journal -- never touching host
+files, standard input or the console again -- and checks that it reaches
+the same stop.  :class:`Simulator` (rapsim/machine.py) then takes the
+fresh machine's state.
+
+The journal's memory is bounded (:data:`JOURNAL_WORDS`); a machine whose
+journal outgrew it, or whose state was changed in a way a journal cannot
+replay (a run changed by hand between runs: memory written, a node resumed
+or stepped, an image loaded again), reports its stops with a note that the
+other nodes' counters are as run (``Journal.broken`` says why).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: the most a journal holds, in 32-bit words (copied memory words, plus
+#: RECORD_WORDS for each recorded change or host call): 2**24 words, 64 MiB
+JOURNAL_WORDS = 1 << 24
+#: what one recorded change or host call costs besides its words (its
+#: Python objects), in words
+RECORD_WORDS = 32
+
+#: methods of the core (rapsim._sim.Machine) that change no state of the
+#: simulated machine: called through the journal as they are
+READ_ONLY = frozenset({
+    "read", "mapped", "get_reg", "get_exp", "get_pc", "status", "error", "wait_kind",
+    "prev_pc", "hostcall_addr", "exit_status", "cycle", "instret", "counters",
+    "periph_state", "dma_waiting", "link_state", "link_words", "decode_words", "count",
+    # probes (rapsim/probes.py) observe; a run with probes armed is not re-executed
+    "probe_trace", "probe_set", "probe_skip", "probe_hit", "probe_drain", "probe_dropped",
+    "probe_off", "probed",
+})
+#: methods that change the machine's state in a way a journal can replay:
+#: recorded (with a copy of their arguments) before the first run and
+#: while a host call is served
+REPLAYABLE = frozenset({"write", "set_reg", "set_exp", "set_pc", "reset", "set_link_latency"})
+
+
+@dataclass
+class HostCall:
+    """How the daemon served one host call of a node: the core changes it
+    made (("core", "write", (node, addr, words), {}), ...), and whether the node exited
+    (with its status), or the request was refused (the node stopped)."""
+    changes: list = field(default_factory=list)
+    exited: bool = False
+    status: int = 0
+    refused: bool = False
+
+
+class Journal:
+    """What brought a machine to its state, for :func:`rerun`.
+
+    ``setup``: ("load", image) and ("core", method, args, kwargs) in order, up to
+    the first run; ``calls[node]``: that node's served host calls in order.
+    ``broken``: None while the journal can rebuild the machine, else why not.
+    """
+
+    def __init__(self, limit: int = JOURNAL_WORDS):
+        self.limit = limit
+        self.setup: list = []
+        self.calls: dict[int, list[HostCall]] = {}
+        self.words = 0
+        self.broken: str | None = None
+        self.ran = False                # a run has started: no more setup
+        self._call: HostCall | None = None
+        self._quiet = 0
+
+    def _charge(self, words: int) -> bool:
+        self.words += words + RECORD_WORDS
+        if self.words > self.limit:
+            self.give_up(f"the journal of host changes and host-call replies outgrew "
+                         f"{self.limit} words")
+            return False
+        return True
+
+    def give_up(self, why: str) -> None:
+        """The journal cannot rebuild the machine any more (the first reason is kept)."""
+        if self.broken is None:
+            self.broken = why
+        self.setup, self.calls, self._call = [], {}, None
+
+    # -- what the host does ------------------------------------------------------
+    def loaded(self, image) -> None:
+        """Simulator.load(image) (its own core changes are not recorded)."""
+        if self.ran:
+            self.give_up("an image was loaded again after a run")
+        elif self.broken is None and self._charge(0):
+            self.setup.append(("load", image))
+
+    def quiet(self) -> "_Quiet":
+        """A context in which core changes are not recorded (load's own)."""
+        return _Quiet(self)
+
+    def core_call(self, name: str, args: tuple, kwargs: dict) -> None:
+        """A core method other than a read-only one is about to be called."""
+        if self._quiet or self.broken is not None:
+            return
+        if name not in REPLAYABLE:
+            self.give_up(f"the host called the core's {name}()")
+            return
+        if self._call is None and self.ran:
+            self.give_up(f"the host changed the machine between runs (the core's {name}())")
+            return
+        cost = 0
+        if name == "write":         # (node, addr, words): a copy of the words
+            args, kwargs = list(args), dict(kwargs)
+            if len(args) == 3:
+                args[2] = words = np.array(args[2], dtype=np.uint32).reshape(-1)
+            else:
+                kwargs["words"] = words = np.array(kwargs["words"], dtype=np.uint32).reshape(-1)
+            cost = words.size
+        if not self._charge(cost):
+            return
+        (self._call.changes if self._call is not None else self.setup).append(
+            ("core", name, tuple(args), kwargs))
+
+    # -- host calls ----------------------------------------------------------------
+    def start_run(self) -> None:
+        self.ran = True
+
+    def begin_call(self, node: int) -> None:
+        if self.broken is None:
+            self._call = HostCall()
+            self.calls.setdefault(node, []).append(self._call)
+
+    def end_call(self, exited: bool = False, status: int = 0, refused: bool = False) -> None:
+        if self._call is not None:
+            self._call.exited, self._call.status, self._call.refused = exited, status, refused
+            self._call = None
+            self._charge(0)
+
+    def abort_call(self, why: str) -> None:
+        """A host call ended in an exception: the run ends without it."""
+        self._call = None
+        self.give_up(why)
+
+
+class _Quiet:
+    def __init__(self, journal: Journal):
+        self.journal = journal
+
+    def __enter__(self):
+        self.journal._quiet += 1
+
+    def __exit__(self, *exc):
+        self.journal._quiet -= 1
+
+
+class JournalCore:
+    """The core (rapsim._sim.Machine) as the host sees it: every call goes
+    to the core; calls that change the machine are told to the journal
+    first.  The run loop of :class:`Simulator` uses the core itself."""
+
+    def __init__(self, core, journal: Journal):
+        self.__dict__["_core"] = core
+        self.__dict__["_journal"] = journal
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._core, name)
+        if name in READ_ONLY:
+            self.__dict__[name] = attr      # looked up once
+            return attr
+        journal = self._journal
+
+        def changing(*args, **kwargs):
+            journal.core_call(name, args, kwargs)
+            return attr(*args, **kwargs)
+        return changing
+
+    def __setattr__(self, name, value):
+        setattr(self._core, name, value)
+
+
+@dataclass
+class StopState:
+    """The first run's stop as the re-run must reproduce it."""
+    event: str
+    node: int
+    cycle: int
+    instret: int
+    error: tuple | None
+    instrets: list[int]
+
+
+def stop_state(core, event: str, node: int) -> StopState:
+    return StopState(event, node, core.cycle(node), core.instret(node),
+                     core.error(node) if event == "error" else None,
+                     [core.instret(n) for n in range(core.count)])
+
+
+def _apply(core, entry) -> None:
+    _, name, args, kwargs = entry
+    getattr(core, name)(*args, **kwargs)
+
+
+def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
+    """Rebuild ``sim``'s machine from ``journal`` and run it to the stop's
+    horizon (every node but the stopped one to its first instruction
+    boundary at or after the stop's cycle; the stopped node to its stop),
+    serving host calls from the journal.  Returns (core, None), the rebuilt
+    core in the state of the rule, or (None, why) if the re-run did not
+    reach the same stop (the caller keeps the run as it was)."""
+    from rapsim.machine import Simulator
+    fresh = Simulator(sim.config, root=sim.daemon.root)
+    for entry in journal.setup:
+        if entry[0] == "load":
+            fresh.load(entry[1])
+        else:
+            _apply(fresh._raw, entry)
+    core = fresh._raw
+    pending = {n: list(reversed(calls)) for n, calls in journal.calls.items()}
+    k, c = stop.node, stop.cycle
+    while True:
+        event, who = core.run(c, quantum, order)
+        if event != "hostcall" or not pending.get(who):
+            break               # the horizon is reached (or a stop the first run did not have)
+        call = pending[who].pop()
+        for entry in call.changes:
+            _apply(core, entry)
+        if call.refused:
+            core.fail_hostcall(who)
+            break
+        core.finish_hostcall(who, sim.config.hostcall_cycles, call.exited, call.status)
+    if core.status(k) == "running" and core.cycle(k) == c:
+        core.step(k)            # the stop at the boundary c itself (a fault before any cycle)
+    left = sum(len(v) for v in pending.values())
+    if left:
+        return None, f"the re-run did not make {left} host call(s) of the run"
+    again = stop_state(core, stop.event, k)
+    want_status = {"error": "error", "break": "break", "idle": "idle"}[stop.event]
+    if core.status(k) != want_status or (again.cycle, again.instret, again.error) != \
+            (stop.cycle, stop.instret, stop.error):
+        return None, f"the re-run did not reach the same stop of node {k}"
+    if any(a > b for a, b in zip(again.instrets, stop.instrets)):
+        return None, "the re-run went further than the run"
+    return core, None
