@@ -26,7 +26,7 @@ from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
 from rapsim.probes import Probes, Stop
-from rapsim.replay import Journal, JournalCore, rerun, stop_state
+from rapsim.replay import STOPS, Journal, JournalCore, first_stop, rerun, step_past, stop_state
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
                            region_of)
 
@@ -246,17 +246,29 @@ class Simulator:
                 break
             refused = self._serve(who)
             if refused:
-                res = RunResult("error", node=who, messages=[refused])
+                res = RunResult("error", node=who)
                 self._settle(res, quantum, order)
+                if res.node == who:
+                    res.messages.insert(0, refused)
+                else:                           # a lower node's stop at the same cycle
+                    self._describe(res, limit)
                 return self._finish(res, t0)
         res = RunResult(event, node=who)
+        if event in STOPS:
+            self._settle(res, quantum, order)
+        self._describe(res, limit)
+        return self._finish(res, t0)
+
+    def _describe(self, res: RunResult, limit: int) -> None:
+        """The messages of a run's end."""
+        event, who = res.event, res.node
         if event == "error":
-            res.messages.append(self._error_text(who))
+            res.messages.insert(0, self._error_text(who))
         elif event == "deadlock":
             res.messages.append("deadlock: no node can progress")
             res.messages += [self._node_state(n) for n in range(self.nodes)]
         elif event == "idle":
-            res.messages.append(f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
+            res.messages.insert(0, f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
                                 " and no interrupt can wake it (IE enables no pending interrupt, "
                                 "no counting timer's TINT and no running DMA transfer's DINT with "
                                 "TCINT)")
@@ -266,36 +278,51 @@ class Simulator:
             res.messages += [self._node_state(n) for n in range(self.nodes)
                              if self.core.status(n) != "exited"]
         elif event == "break":
-            res.messages.append(f"node {who}: stopped at a software breakpoint (SWI) at "
+            res.messages.insert(0, f"node {who}: stopped at a software breakpoint (SWI) at "
                                 f"{self._where(self._last_pc(who))}")
-        if event in ("error", "break", "idle"):
-            self._settle(res, quantum, order)
-        return self._finish(res, t0)
 
     def _settle(self, res: RunResult, quantum: int, order) -> None:
         """Bring the machine to the state of the rule at the stop ``res``
-        (docs/machine-model.md, "Stops"): if a node other than the stopped
-        one had run past the stop's cycle, re-execute the run to that cycle
-        from :attr:`journal` (rapsim/replay.py) and take the re-run's state;
-        where that cannot be done, say so in ``res.messages``."""
+        (docs/machine-model.md, "Stops"): every node at its first instruction
+        boundary after the stop's cycle c, or where it stopped or waits.  If
+        a node other than the stopped one had run past c, the run is
+        re-executed to c from :attr:`journal` (rapsim/replay.py) and the
+        machine takes the re-run's state; where that cannot be done, a note
+        in ``res.messages`` says so.  Of several stops at c, the lowest
+        node's is reported (``res.node`` and ``res.event`` may change)."""
         k = res.node
         c = self._raw.cycle(k)
         past = [n for n in range(self.nodes) if n != k and self._raw.cycle(n) > c]
-        if not past:
-            return          # every other node is at or before the stop: nothing ran past it
-        why = self.journal.broken
-        if why is None and any(self._raw.probed(n) for n in range(self.nodes)):
-            why = "probes (breakpoints, watchpoints or traces) were armed"
-        if why is None:
-            core, why = rerun(self, self.journal, stop_state(self._raw, res.event, k),
-                              quantum, order)
-            if core is not None:
-                self._raw = core
-                self._core = JournalCore(core, self.journal)
-                return
-        which = ", ".join(str(n) for n in past)
-        res.messages.append(f"note: the counters of node{'s' if len(past) > 1 else ''} {which} "
-                            f"are as run, past the stop's cycle {c}, not at it ({why})")
+        probed = any(self._raw.probed(n) for n in range(self.nodes))
+        why = None
+        if past:
+            why = self.journal.broken
+            if why is None and probed:
+                why = "probes (breakpoints, watchpoints or traces) were armed"
+            if why is None:
+                core, why = rerun(self, self.journal, stop_state(self._raw, res.event, k),
+                                  quantum, order)
+                if core is not None:
+                    self._raw = core
+                    self._core = JournalCore(core, self.journal)
+                    past = []
+        at_c = [n for n in range(self.nodes)
+                if self._raw.status(n) == "running" and self._raw.cycle(n) == c]
+        if at_c and not self.probes.points:
+            # (traced instructions go to the trace; a breakpoint or watchpoint
+            # at c is left for the debugger's next run)
+            step_past(self._raw, c)
+            res.node, res.event = first_stop(self._raw, k, c)
+            at_c = []
+        if past or at_c:
+            which = sorted(past + at_c)
+            several = len(which) > 1
+            res.messages.append(
+                f"note: node{'s' if several else ''} {', '.join(map(str, which))} "
+                f"{'are' if several else 'is'} as run, not as the rule of a stop has "
+                f"{'them' if several else 'it'} (every node at its first instruction "
+                f"boundary after the stop's cycle {c}): "
+                f"{why or 'breakpoints or watchpoints were armed'}")
 
     def _finish(self, res: RunResult, t0: float) -> RunResult:
         self.probes.drain()

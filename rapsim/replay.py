@@ -211,13 +211,39 @@ def _apply(core, entry) -> None:
     getattr(core, name)(*args, **kwargs)
 
 
+STOPS = ("error", "break", "idle")
+
+
+def step_past(core, c: int) -> None:
+    """Every node still running at exactly cycle ``c`` (the horizon stopped it
+    before its instruction there) executes that instruction, in node order:
+    each node is then at its first instruction boundary after c, or stopped
+    at c (a fault there).  Ties are decided with the instruction at c
+    executed, whatever node the scheduler found stopped first."""
+    for n in range(core.count):
+        if core.status(n) == "running" and core.cycle(n) == c:
+            core.step(n)
+
+
+def first_stop(core, k: int, c: int) -> tuple[int, str]:
+    """The stop to report once every node has run past ``c`` (step_past):
+    node ``k``'s at cycle c, or a lower-numbered node's that stopped at c
+    too (ties go to the lower node number)."""
+    for n in range(k):
+        st = core.status(n)
+        if st in STOPS and core.cycle(n) == c:
+            return n, st
+    return k, core.status(k)
+
+
 def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
-    """Rebuild ``sim``'s machine from ``journal`` and run it to the stop's
-    horizon (every node but the stopped one to its first instruction
-    boundary at or after the stop's cycle; the stopped node to its stop),
-    serving host calls from the journal.  Returns (core, None), the rebuilt
-    core in the state of the rule, or (None, why) if the re-run did not
-    reach the same stop (the caller keeps the run as it was)."""
+    """Rebuild ``sim``'s machine from ``journal``, run it to the stop's
+    horizon (every node to its first instruction boundary at or after the
+    stop's cycle c, or its stop), serving host calls from the journal, and
+    run every node past c (:func:`step_past`).  Returns (core, None), the
+    rebuilt core in the state of the rule (docs/machine-model.md, "Stops"),
+    or (None, why) if the re-run did not reach the same stop (the caller
+    keeps the run as it was)."""
     from rapsim.machine import Simulator
     fresh = Simulator(sim.config, root=sim.daemon.root)
     for entry in journal.setup:
@@ -239,16 +265,14 @@ def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
             core.fail_hostcall(who)
             break
         core.finish_hostcall(who, sim.config.hostcall_cycles, call.exited, call.status)
-    if core.status(k) == "running" and core.cycle(k) == c:
-        core.step(k)            # the stop at the boundary c itself (a fault before any cycle)
     left = sum(len(v) for v in pending.values())
     if left:
         return None, f"the re-run did not make {left} host call(s) of the run"
+    if any(core.instret(n) > stop.instrets[n] for n in range(core.count)):
+        return None, "the re-run went further than the run"
+    step_past(core, c)
     again = stop_state(core, stop.event, k)
-    want_status = {"error": "error", "break": "break", "idle": "idle"}[stop.event]
-    if core.status(k) != want_status or (again.cycle, again.instret, again.error) != \
+    if core.status(k) != stop.event or (again.cycle, again.instret, again.error) != \
             (stop.cycle, stop.instret, stop.error):
         return None, f"the re-run did not reach the same stop of node {k}"
-    if any(a > b for a, b in zip(again.instrets, stop.instrets)):
-        return None, "the re-run went further than the run"
     return core, None
