@@ -26,7 +26,8 @@ from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
 from rapsim.probes import Probes, Stop
-from rapsim.replay import STOPS, Journal, JournalCore, first_stop, rerun, step_past, stop_state
+from rapsim.replay import (STOPS, Journal, JournalCore, first_stop, rerun, same_stop, step_past,
+                           stop_state)
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
                            region_of)
 
@@ -230,6 +231,13 @@ class Simulator:
         t0 = time.perf_counter()
         self.probes.before_run()
         self.journal.start_run()
+        self.probes.hold()
+        try:
+            return self._run(limit, every, stop, quantum, order, sampler, t0)
+        finally:
+            self.probes.release()       # (interrupted: what was recorded reaches the sinks)
+
+    def _run(self, limit, every, stop, quantum, order, sampler, t0) -> RunResult:
         while True:
             event, who = self._raw.run(stop, quantum, order)
             if event == "probe":
@@ -293,19 +301,24 @@ class Simulator:
         k = res.node
         c = self._raw.cycle(k)
         past = [n for n in range(self.nodes) if n != k and self._raw.cycle(n) > c]
-        probed = any(self._raw.probed(n) for n in range(self.nodes))
         why = None
         if past:
             why = self.journal.broken
-            if why is None and probed:
-                why = "probes (breakpoints, watchpoints or traces) were armed"
+            if why is None and self.probes.points:
+                why = "breakpoints or watchpoints were armed"
             if why is None:
-                core, why = rerun(self, self.journal, stop_state(self._raw, res.event, k),
-                                  quantum, order)
+                stop = stop_state(self._raw, res.event, k)
+                core, why = rerun(self, self.journal, stop, quantum, order)
                 if core is not None:
-                    self._raw = core
-                    self._core = JournalCore(core, self.journal)
-                    past = []
+                    old = self._swap(core)
+                    self.probes.moved(old, c)       # (traced: the records past c are cut)
+                    step_past(core, c)
+                    why = same_stop(core, stop)
+                    if why is None:
+                        past = []
+                    else:
+                        self._swap(old)
+                        self.probes.unmoved(old)
         at_c = [n for n in range(self.nodes)
                 if self._raw.status(n) == "running" and self._raw.cycle(n) == c]
         if at_c and not self.probes.points:
@@ -324,8 +337,15 @@ class Simulator:
                 f"boundary after the stop's cycle {c}): "
                 f"{why or 'breakpoints or watchpoints were armed'}")
 
+    def _swap(self, core):
+        """Put ``core`` in the place of the machine's core; returns the old one."""
+        old, self._raw = self._raw, core
+        self._core = JournalCore(core, self.journal)
+        return old
+
     def _finish(self, res: RunResult, t0: float) -> RunResult:
         self.probes.drain()
+        self.probes.release()
         res.host_seconds = time.perf_counter() - t0
         res.cycles = max(self.core.cycle(n) for n in range(self.nodes))
         for n in range(self.nodes):

@@ -237,15 +237,18 @@ def first_stop(core, k: int, c: int) -> tuple[int, str]:
 
 
 def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
-    """Rebuild ``sim``'s machine from ``journal``, run it to the stop's
-    horizon (every node to its first instruction boundary at or after the
-    stop's cycle c, or its stop), serving host calls from the journal, and
-    run every node past c (:func:`step_past`).  Returns (core, None), the
-    rebuilt core in the state of the rule (docs/machine-model.md, "Stops"),
-    or (None, why) if the re-run did not reach the same stop (the caller
+    """Rebuild ``sim``'s machine from ``journal`` and run it to the stop's
+    horizon: every node to its first instruction boundary at or after the
+    stop's cycle c, or its stop, serving host calls from the journal.
+    Returns (core, None), the rebuilt core (:func:`step_past` and
+    :func:`same_stop` finish the rule: docs/machine-model.md, "Stops"), or
+    (None, why) if the re-run went another way than the run (the caller
     keeps the run as it was)."""
     from rapsim.machine import Simulator
-    fresh = Simulator(sim.config, root=sim.daemon.root)
+    try:
+        fresh = Simulator(sim.config, root=sim.daemon.root)    # (its daemon is never asked)
+    except OSError as e:
+        return None, f"a fresh machine could not be made: {e}"
     for entry in journal.setup:
         if entry[0] == "load":
             fresh.load(entry[1])
@@ -253,7 +256,7 @@ def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
             _apply(fresh._raw, entry)
     core = fresh._raw
     pending = {n: list(reversed(calls)) for n, calls in journal.calls.items()}
-    k, c = stop.node, stop.cycle
+    c = stop.cycle
     while True:
         event, who = core.run(c, quantum, order)
         if event != "hostcall" or not pending.get(who):
@@ -270,9 +273,14 @@ def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
         return None, f"the re-run did not make {left} host call(s) of the run"
     if any(core.instret(n) > stop.instrets[n] for n in range(core.count)):
         return None, "the re-run went further than the run"
-    step_past(core, c)
+    return core, None
+
+
+def same_stop(core, stop: StopState) -> str | None:
+    """None if ``core`` (re-run, then step_past) has the run's stop, else why not."""
+    k = stop.node
     again = stop_state(core, stop.event, k)
     if core.status(k) != stop.event or (again.cycle, again.instret, again.error) != \
             (stop.cycle, stop.instret, stop.error):
-        return None, f"the re-run did not reach the same stop of node {k}"
-    return core, None
+        return f"the re-run did not reach the same stop of node {k}"
+    return None

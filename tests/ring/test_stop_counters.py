@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 
+import numpy as np
 import pytest
 
 import stopprogs
@@ -230,3 +231,27 @@ l1:     SUBI    1, R1
     event, node, messages, state, rest = seen.pop()
     assert (event, node, messages) == ("error", 1, 1)
     assert rest == b"efgh"
+
+
+def test_a_traced_run_traces_the_instructions_of_the_rule(tmp_path):
+    # the trace holds the instructions up to the stop as the rule has them,
+    # not those of a node the simulator had run past it: the same records of
+    # each node for every order and quantum, one per instruction counted
+    def run(order, q, tag):
+        root = tmp_path / tag
+        root.mkdir()
+        sim = Simulator(MachineConfig(nodes=4), root=str(root))
+        sim.load(build_text(stopprogs.source()))
+        chunks = []
+        sim.probes.trace(chunks.append, capacity=512)
+        res = sim.run(max_cycles=1_000_000, quantum=q, order=order)
+        recs = np.concatenate(chunks)
+        instr = recs[recs["kind"] == 0]
+        assert len(instr) == sum(sim.counters(n)["instructions"] for n in range(4))
+        recs = recs[np.lexsort((recs["cycle"], recs["node"]))]      # (batches come as run)
+        fields = tuple(tuple(recs[f].tolist()) for f in ("node", "cycle", "end", "pc", "word", "kind"))
+        return res.event, res.node, tuple(res.messages), machine_state(sim), fields
+    seen = {run(order, q, f"t{i}") for i, (order, q) in enumerate(
+        [([0, 1, 2, 3], 0), ([1, 0, 2, 3], 0), ([3, 2, 1, 0], 7), ([2, 0, 3, 1], 1000)])}
+    assert len(seen) == 1
+    assert seen.pop()[:2] == ("error", 1)
