@@ -26,8 +26,8 @@ from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
 from rapsim.probes import Probes, Stop
-from rapsim.replay import (STOPS, Journal, JournalCore, first_stop, rerun, same_stop, step_past,
-                           stop_state)
+from rapsim.replay import (SETTLED_ENDS, STOPS, Journal, JournalCore, first_stop, rerun, same_stop,
+                           step_past, stop_state)
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
                            region_of)
 
@@ -255,17 +255,16 @@ class Simulator:
             refused = self._serve(who)
             if refused:
                 res = RunResult("error", node=who)
-                self._settle(res, quantum, order)
+                settled = self._settle(res, quantum, order)
                 if res.node == who:
                     res.messages.insert(0, refused)
                 else:                           # a lower node's stop at the same cycle
                     self._describe(res, limit)
-                return self._finish(res, t0)
+                return self._finish(res, t0, limit if settled else None)
         res = RunResult(event, node=who)
-        if event in STOPS:
-            self._settle(res, quantum, order)
+        settled = self._settle(res, quantum, order) if event in STOPS else event in SETTLED_ENDS
         self._describe(res, limit)
-        return self._finish(res, t0)
+        return self._finish(res, t0, limit if settled else None)
 
     def _describe(self, res: RunResult, limit: int) -> None:
         """The messages of a run's end."""
@@ -289,7 +288,7 @@ class Simulator:
             res.messages.insert(0, f"node {who}: stopped at a software breakpoint (SWI) at "
                                 f"{self._where(self._last_pc(who))}")
 
-    def _settle(self, res: RunResult, quantum: int, order) -> None:
+    def _settle(self, res: RunResult, quantum: int, order) -> bool:
         """Bring the machine to the state of the rule at the stop ``res``
         (docs/machine-model.md, "Stops"): every node at its first instruction
         boundary after the stop's cycle c, or where it stopped or waits.  If
@@ -321,7 +320,7 @@ class Simulator:
                         self.probes.unmoved(old)
         at_c = [n for n in range(self.nodes)
                 if self._raw.status(n) == "running" and self._raw.cycle(n) == c]
-        if at_c and not self.probes.points:
+        if not self.probes.points:
             # (traced instructions go to the trace; a breakpoint or watchpoint
             # at c is left for the debugger's next run)
             step_past(self._raw, c)
@@ -336,6 +335,8 @@ class Simulator:
                 f"{'them' if several else 'it'} (every node at its first instruction "
                 f"boundary after the stop's cycle {c}): "
                 f"{why or 'breakpoints or watchpoints were armed'}")
+            return False
+        return True
 
     def _swap(self, core):
         """Put ``core`` in the place of the machine's core; returns the old one."""
@@ -343,9 +344,14 @@ class Simulator:
         self._core = JournalCore(core, self.journal)
         return old
 
-    def _finish(self, res: RunResult, t0: float) -> RunResult:
+    def _finish(self, res: RunResult, t0: float, settled: int | None = None) -> RunResult:
+        """``settled``: the run's limit if every node is where the rule puts
+        it (the host may go on from there: the journal records its changes)."""
         self.probes.drain()
         self.probes.release()
+        if settled is not None:
+            self.journal.paused(res.event, res.node,
+                                self._raw.cycle(res.node) if res.node >= 0 else -1, settled)
         res.host_seconds = time.perf_counter() - t0
         res.cycles = max(self.core.cycle(n) for n in range(self.nodes))
         for n in range(self.nodes):

@@ -54,6 +54,25 @@ READ_ONLY = frozenset({
 REPLAYABLE = frozenset({"write", "set_reg", "set_exp", "set_pc", "reset", "set_link_latency"})
 
 
+#: core methods a host may also call between runs, at a stop the journal can
+#: place (a breakpoint let go on, a host call finished by hand)
+BETWEEN_RUNS = frozenset({"resume", "finish_hostcall", "fail_hostcall"})
+#: run ends after which every node is where the rule puts it (docs/machine-model.md)
+SETTLED_ENDS = ("done", "limit", "deadlock")
+
+
+@dataclass
+class Pause:
+    """The end of a run whose state is the rule's (``event`` of ``node`` at
+    ``cycle``, or the run's ``limit``), and the host's changes before the
+    next run (entries as in ``Journal.setup``)."""
+    event: str
+    node: int
+    cycle: int
+    limit: int
+    changes: list = field(default_factory=list)
+
+
 @dataclass
 class HostCall:
     """How the daemon served one host call of a node: the core changes it
@@ -69,7 +88,8 @@ class Journal:
     """What brought a machine to its state, for :func:`rerun`.
 
     ``setup``: ("load", image) and ("core", method, args, kwargs) in order, up to
-    the first run; ``calls[node]``: that node's served host calls in order.
+    the first run; ``calls[node]``: that node's served host calls in order;
+    ``pauses``: the ends of runs the host went on from, with its changes.
     ``broken``: None while the journal can rebuild the machine, else why not.
     """
 
@@ -77,6 +97,8 @@ class Journal:
         self.limit = limit
         self.setup: list = []
         self.calls: dict[int, list[HostCall]] = {}
+        self.pauses: list[Pause] = []
+        self._window: Pause | None = None   # the last run's end, while the host may change things
         self.words = 0
         self.broken: str | None = None
         self.ran = False                # a run has started: no more setup
@@ -95,15 +117,18 @@ class Journal:
         """The journal cannot rebuild the machine any more (the first reason is kept)."""
         if self.broken is None:
             self.broken = why
-        self.setup, self.calls, self._call = [], {}, None
+        self.setup, self.calls, self.pauses, self._call, self._window = [], {}, [], None, None
 
     # -- what the host does ------------------------------------------------------
     def loaded(self, image) -> None:
         """Simulator.load(image) (its own core changes are not recorded)."""
-        if self.ran:
-            self.give_up("an image was loaded again after a run")
-        elif self.broken is None and self._charge(0):
-            self.setup.append(("load", image))
+        if self.broken is not None:
+            return
+        if self.ran and self._window is None:
+            self.give_up("an image was loaded again after a run that is not where the rule "
+                         "puts it")
+        elif self._charge(0):
+            (self._window.changes if self.ran else self.setup).append(("load", image))
 
     def quiet(self) -> "_Quiet":
         """A context in which core changes are not recorded (load's own)."""
@@ -113,11 +138,13 @@ class Journal:
         """A core method other than a read-only one is about to be called."""
         if self._quiet or self.broken is not None:
             return
-        if name not in REPLAYABLE:
+        between = self._call is None and self.ran
+        if name not in REPLAYABLE and not (between and name in BETWEEN_RUNS):
             self.give_up(f"the host called the core's {name}()")
             return
-        if self._call is None and self.ran:
-            self.give_up(f"the host changed the machine between runs (the core's {name}())")
+        if between and self._window is None:
+            self.give_up(f"the host changed the machine after a run that is not where the rule "
+                         f"puts it (the core's {name}())")
             return
         cost = 0
         if name == "write":         # (node, addr, words): a copy of the words
@@ -129,12 +156,21 @@ class Journal:
             cost = words.size
         if not self._charge(cost):
             return
-        (self._call.changes if self._call is not None else self.setup).append(
-            ("core", name, tuple(args), kwargs))
+        target = self._call.changes if self._call is not None else \
+            self._window.changes if self.ran else self.setup
+        target.append(("core", name, tuple(args), kwargs))
 
     # -- host calls ----------------------------------------------------------------
     def start_run(self) -> None:
         self.ran = True
+        self._window = None
+
+    def paused(self, event: str, node: int, cycle: int, limit: int) -> None:
+        """A run ended with every node where the rule puts it: the host's
+        changes until the next run are recorded with this end."""
+        if self.broken is None and self._charge(0):
+            self._window = Pause(event, node, cycle, limit)
+            self.pauses.append(self._window)
 
     def begin_call(self, node: int) -> None:
         if self.broken is None:
@@ -249,31 +285,52 @@ def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
         fresh = Simulator(sim.config, root=sim.daemon.root)    # (its daemon is never asked)
     except OSError as e:
         return None, f"a fresh machine could not be made: {e}"
-    for entry in journal.setup:
-        if entry[0] == "load":
-            fresh.load(entry[1])
-        else:
-            _apply(fresh._raw, entry)
     core = fresh._raw
+    _changes(fresh, journal.setup)
     pending = {n: list(reversed(calls)) for n, calls in journal.calls.items()}
-    c = stop.cycle
-    while True:
-        event, who = core.run(c, quantum, order)
-        if event != "hostcall" or not pending.get(who):
-            break               # the horizon is reached (or a stop the first run did not have)
-        call = pending[who].pop()
-        for entry in call.changes:
-            _apply(core, entry)
-        if call.refused:
-            core.fail_hostcall(who)
-            break
-        core.finish_hostcall(who, sim.config.hostcall_cycles, call.exited, call.status)
+    for pause in journal.pauses:            # the runs before, each to its end
+        if pause.event in SETTLED_ENDS:
+            event = _reach(sim, core, pause.limit, quantum, order, pending)
+            if event != pause.event:
+                return None, f"the re-run ended a run with {event}, not {pause.event}"
+        else:
+            _reach(sim, core, pause.cycle, quantum, order, pending)
+            step_past(core, pause.cycle)
+            if (core.status(pause.node), core.cycle(pause.node)) != (pause.event, pause.cycle):
+                return None, f"the re-run did not reach the stop of node {pause.node} of a run"
+        _changes(fresh, pause.changes)
+    _reach(sim, core, stop.cycle, quantum, order, pending)
     left = sum(len(v) for v in pending.values())
     if left:
         return None, f"the re-run did not make {left} host call(s) of the run"
     if any(core.instret(n) > stop.instrets[n] for n in range(core.count)):
         return None, "the re-run went further than the run"
     return core, None
+
+
+def _changes(fresh, entries) -> None:
+    for entry in entries:
+        if entry[0] == "load":
+            fresh.load(entry[1])
+        else:
+            _apply(fresh._raw, entry)
+
+
+def _reach(sim, core, limit: int, quantum: int, order, pending: dict) -> str:
+    """Run ``core`` to ``limit`` (a run's limit, or a stop's horizon),
+    serving host calls from ``pending`` (per node, last first); the event
+    it ended with."""
+    while True:
+        event, who = core.run(limit, quantum, order)
+        if event != "hostcall" or not pending.get(who):
+            return event        # (a host call not in the journal: the horizon is reached)
+        call = pending[who].pop()
+        for entry in call.changes:
+            _apply(core, entry)
+        if call.refused:
+            core.fail_hostcall(who)
+            return "error"
+        core.finish_hostcall(who, sim.config.hostcall_cycles, call.exited, call.status)
 
 
 def same_stop(core, stop: StopState) -> str | None:

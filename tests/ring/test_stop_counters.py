@@ -150,7 +150,9 @@ def test_a_timer_interrupt_fault_same_state():
 
 
 def test_a_breakpoint_stop_same_state_and_the_run_goes_on_alike():
-    # node 2's SWI is the first stop; after it, resuming gives the same end
+    # node 2's SWI is the first stop; the host lets it go on (the journal
+    # records that with the stop), and the next stop -- nodes 0 and 1 fault
+    # at one cycle: the lower wins -- is the same for every schedule too
     src = SRC.format(n0=1000, n2=2).replace("CMPI    1, R0\n        BEQ     early",
                                             "CMPI    9, R0\n        BEQ     early")
 
@@ -161,28 +163,50 @@ def test_a_breakpoint_stop_same_state_and_the_run_goes_on_alike():
         at_break = (res.event, res.node, tuple(res.messages), machine_state(sim))
         sim.core.resume(2)
         res2 = sim.run(max_cycles=1_000_000, quantum=q, order=order)
-        return at_break, (res2.event, res2.node, res2.messages[0], sim.core.cycle(res2.node))
+        return at_break, (res2.event, res2.node, tuple(res2.messages), machine_state(sim))
     seen = {run(list(o), q) for o in itertools.permutations(range(3)) for q in QUANTA}
     assert len(seen) == 1
     at_break, after = seen.pop()
     assert at_break[:2] == ("break", 2) and len(at_break[2]) == 1
-    assert after[:2] == ("error", 0)      # nodes 0 and 1 fault at one cycle: the lower wins
+    assert after[:2] == ("error", 0) and len(after[2]) == 1
+
+
+def test_host_changes_between_runs_are_replayed(tmp_path):
+    # a run cut by the cycle limit, a host write into node 2's memory, and a
+    # run to node 1's fault: re-executed through both runs (the write
+    # included), the same state for every schedule
+    def run(order, q, tag):
+        root = tmp_path / tag
+        root.mkdir()
+        sim = Simulator(MachineConfig(nodes=4), root=str(root))
+        sim.load(build_text(stopprogs.source()))
+        assert sim.run(max_cycles=20, quantum=q, order=order).event == "limit"
+        sim.write(0x34F0, [777], node=2)        # (machine_state compares it)
+        res = sim.run(max_cycles=1_000_000, quantum=q, order=order)
+        return res.event, res.node, tuple(res.messages), machine_state(sim), \
+            (root / stopprogs.FILE).read_bytes()
+    seen = {run(order, q, f"b{i}") for i, (order, q) in enumerate(
+        [([0, 1, 2, 3], 0), ([1, 0, 2, 3], 7), ([3, 2, 1, 0], 0), ([2, 0, 3, 1], 1)])}
+    assert len(seen) == 1
+    event, node, messages, _, text = seen.pop()
+    assert (event, node, len(messages)) == ("error", 1, 1)
+    assert text == stopprogs.FILE_TEXT.encode()
 
 
 def test_a_journal_that_cannot_rebuild_the_machine_says_so(tmp_path):
-    # the host changed memory between runs: the stop is reported with the
+    # the host stepped a node between runs: the stop is reported with the
     # other nodes' counters as run, and a note naming them -- never silently
     sim = Simulator(MachineConfig(nodes=4), root=str(tmp_path))
     sim.load(build_text(stopprogs.source()))
-    assert sim.run(max_cycles=100).event == "limit"
-    sim.write(0x3FF0, [1], node=0)
+    assert sim.run(max_cycles=20).event == "limit"
+    sim.step(3)
     res = sim.run(max_cycles=1_000_000, order=[0, 1, 2, 3])
     assert (res.event, res.node) == ("error", 1)
     assert len(res.messages) == 2
     assert res.messages[1].startswith("note: node 0 is as run, not as the rule of a stop has it "
                                       "(every node at its first instruction boundary after "
                                       f"the stop's cycle {sim.core.cycle(1)})")
-    assert "changed the machine between runs" in res.messages[1]
+    assert res.messages[1].endswith("the host called the core's step()")
     assert sim.core.cycle(0) > 40_000       # node 0 ran on to its late write
 
 
