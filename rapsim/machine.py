@@ -25,7 +25,7 @@ from rapsim.asm.floatfmt import from_extended, from_single, to_extended, to_sing
 from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
-from rapsim.probes import Probes, Stop
+from rapsim.probes import HOLD_BYTES, Probes, Stop
 from rapsim.replay import (SETTLED_ENDS, STOPS, Journal, JournalCore, first_stop, rerun, same_stop,
                            step_past, stop_state)
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
@@ -315,6 +315,12 @@ class Simulator:
                     why = same_stop(core, stop)
                     if why is None:
                         past = []
+                        if self.probes.overflowed:
+                            res.messages.append(
+                                f"note: the trace holds the instructions as run, also those "
+                                f"after cycle {c} of nodes the simulator had run past it (the "
+                                f"records kept back during the run outgrew "
+                                f"{HOLD_BYTES >> 20} MiB)")
                     else:
                         self._swap(old)
                         self.probes.unmoved(old)

@@ -26,6 +26,9 @@ from rapsim import _sim
 from rapsim.asm import isa
 
 TRACE_DTYPE = _sim.TRACE_DTYPE
+#: the most records a run keeps back (hold()), in bytes: past it they go to
+#: the sinks as they come, and a re-executed stop says the trace is as run
+HOLD_BYTES = 256 << 20
 _NO_END = (1 << 62) - 1
 
 
@@ -98,6 +101,7 @@ class Probes:
         self._capacity: dict[int, int] = {}
         self._dropped_before = 0        # by cores replaced since (moved())
         self._held = None               # records of a run kept back (hold())
+        self.overflowed = False         # the last run's records outgrew HOLD_BYTES
         self._cut: tuple[int, int] | None = None
         self._resume_pc: dict[int, int] = {}
 
@@ -191,6 +195,7 @@ class Probes:
         cycle (rapsim/replay.py), and the records of instructions past it
         must not reach the sinks.  Only with traces and no points (a run
         with breakpoints or watchpoints is never re-executed)."""
+        self.overflowed = False
         if self._trace_nodes and not self.points and self._held is None:
             self._held = tempfile.TemporaryFile()
             self._held_batches: list[int] = []     # records per drain, handed on alike
@@ -269,6 +274,10 @@ class Probes:
         if self._held is not None:
             self._held.write(np.ascontiguousarray(recs).tobytes())
             self._held_batches.append(len(recs))
+            if self._held.tell() <= HOLD_BYTES:
+                return
+            self.overflowed = True      # (the rest of the run goes to the sinks as it comes)
+            self.release()
             return
         self._to_sinks(recs)
 

@@ -279,3 +279,21 @@ def test_a_traced_run_traces_the_instructions_of_the_rule(tmp_path):
         [([0, 1, 2, 3], 0), ([1, 0, 2, 3], 0), ([3, 2, 1, 0], 7), ([2, 0, 3, 1], 1000)])}
     assert len(seen) == 1
     assert seen.pop()[:2] == ("error", 1)
+
+
+def test_a_trace_too_long_to_keep_back_says_so(tmp_path, monkeypatch):
+    # past the bound of records kept back, they reach the sinks as they come:
+    # the counters still follow the rule, and a note says the trace does not
+    import rapsim.probes
+    monkeypatch.setattr(rapsim.probes, "HOLD_BYTES", 4096)
+    plain, _, _ = run_hostile(tmp_path, [0, 1, 2, 3], 0, "plain")
+    sim = Simulator(MachineConfig(nodes=4), root=str(tmp_path))
+    sim.load(build_text(stopprogs.source()))
+    chunks = []
+    sim.probes.trace(chunks.append, capacity=64)
+    res = sim.run(max_cycles=1_000_000, order=[0, 1, 2, 3])
+    assert (res.event, res.node) == ("error", 1)
+    assert res.messages[-1].startswith("note: the trace holds the instructions as run")
+    assert machine_state(sim)[0] == machine_state(plain)[0]
+    recs = np.concatenate(chunks)
+    assert (recs["node"] == 0).sum() > sim.counters(0)["instructions"]
