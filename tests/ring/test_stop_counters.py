@@ -38,13 +38,19 @@ def machine_state(sim: Simulator) -> tuple:
     return repr(sim.machine_counters()), tuple(per)
 
 
-def run_hostile(tmp_path, order, quantum, tag, setup=None, hostcall_cycles=1600):
+def hostile_sim(tmp_path, tag: str, output=None) -> tuple[Simulator, object]:
+    """A 4-node Simulator with stopprogs' program loaded, its daemon's root
+    the new folder tmp_path/tag; (sim, root)."""
     root = tmp_path / tag
     root.mkdir()
-    console = []
-    sim = Simulator(MachineConfig(nodes=4, hostcall_cycles=hostcall_cycles), root=str(root),
-                    output=lambda node, fd, data: console.append((node, fd, data)))
+    sim = Simulator(MachineConfig(nodes=4), root=str(root), output=output)
     sim.load(build_text(stopprogs.source()))
+    return sim, root
+
+
+def run_hostile(tmp_path, order, quantum, tag, setup=None):
+    console = []
+    sim, root = hostile_sim(tmp_path, tag, lambda node, fd, data: console.append((node, fd, data)))
     if setup is not None:
         setup(sim)
     res = sim.run(max_cycles=1_000_000, quantum=quantum, order=order)
@@ -176,10 +182,7 @@ def test_host_changes_between_runs_are_replayed(tmp_path):
     # run to node 1's fault: re-executed through both runs (the write
     # included), the same state for every schedule
     def run(order, q, tag):
-        root = tmp_path / tag
-        root.mkdir()
-        sim = Simulator(MachineConfig(nodes=4), root=str(root))
-        sim.load(build_text(stopprogs.source()))
+        sim, root = hostile_sim(tmp_path, tag)
         assert sim.run(max_cycles=20, quantum=q, order=order).event == "limit"
         sim.write(0x34F0, [777], node=2)        # (machine_state compares it)
         res = sim.run(max_cycles=1_000_000, quantum=q, order=order)
@@ -196,8 +199,7 @@ def test_host_changes_between_runs_are_replayed(tmp_path):
 def test_a_journal_that_cannot_rebuild_the_machine_says_so(tmp_path):
     # the host stepped a node between runs: the stop is reported with the
     # other nodes' counters as run, and a note naming them -- never silently
-    sim = Simulator(MachineConfig(nodes=4), root=str(tmp_path))
-    sim.load(build_text(stopprogs.source()))
+    sim, _ = hostile_sim(tmp_path, "run")
     assert sim.run(max_cycles=20).event == "limit"
     sim.step(3)
     res = sim.run(max_cycles=1_000_000, order=[0, 1, 2, 3])
@@ -262,10 +264,7 @@ def test_a_traced_run_traces_the_instructions_of_the_rule(tmp_path):
     # not those of a node the simulator had run past it: the same records of
     # each node for every order and quantum, one per instruction counted
     def run(order, q, tag):
-        root = tmp_path / tag
-        root.mkdir()
-        sim = Simulator(MachineConfig(nodes=4), root=str(root))
-        sim.load(build_text(stopprogs.source()))
+        sim, _ = hostile_sim(tmp_path, tag)
         chunks = []
         sim.probes.trace(chunks.append, capacity=512)
         res = sim.run(max_cycles=1_000_000, quantum=q, order=order)
@@ -287,8 +286,7 @@ def test_a_trace_too_long_to_keep_back_says_so(tmp_path, monkeypatch):
     import rapsim.probes
     monkeypatch.setattr(rapsim.probes, "HOLD_BYTES", 4096)
     plain, _, _ = run_hostile(tmp_path, [0, 1, 2, 3], 0, "plain")
-    sim = Simulator(MachineConfig(nodes=4), root=str(tmp_path))
-    sim.load(build_text(stopprogs.source()))
+    sim, _ = hostile_sim(tmp_path, "run")
     chunks = []
     sim.probes.trace(chunks.append, capacity=64)
     res = sim.run(max_cycles=1_000_000, order=[0, 1, 2, 3])
