@@ -38,13 +38,13 @@ def machine_state(sim: Simulator) -> tuple:
     return repr(sim.machine_counters()), tuple(per)
 
 
-def hostile_sim(tmp_path, tag: str, output=None) -> tuple[Simulator, object]:
-    """A 4-node Simulator with stopprogs' program loaded, its daemon's root
-    the new folder tmp_path/tag; (sim, root)."""
+def hostile_sim(tmp_path, tag: str, output=None, src=None) -> tuple[Simulator, object]:
+    """A 4-node Simulator with stopprogs' program (or ``src``) loaded, its
+    daemon's root the new folder tmp_path/tag; (sim, root)."""
     root = tmp_path / tag
     root.mkdir()
     sim = Simulator(MachineConfig(nodes=4), root=str(root), output=output)
-    sim.load(build_text(stopprogs.source()))
+    sim.load(build_text(src or stopprogs.source()))
     return sim, root
 
 
@@ -142,6 +142,30 @@ def test_two_faults_at_different_cycles(nodes):
     seen = {run(list(o), q) for o in itertools.permutations(range(nodes)) for q in QUANTA}
     assert len(seen) == 1
     assert len(seen.pop()[2]) == 1
+
+
+@pytest.mark.parametrize("stop, event, message", [
+    ("STI     AR2, @5", "error", "node 1: host call"),             # request block unmapped
+    ("IDLE", "idle", "node 1: executed IDLE"),
+    ("SWI", "break", "node 1: stopped at a software breakpoint"),
+])
+def test_other_stops_same_state(tmp_path, stop, event, message):
+    # node 1's stop is a host call the daemon refuses, IDLE with nothing to
+    # wake it, or SWI, while node 0 runs on (quantum 0: far past it)
+    src = stopprogs.source().replace("LDI     *AR2, R2", stop)
+
+    def run(order, q, tag):
+        sim, root = hostile_sim(tmp_path, tag, src=src)
+        res = sim.run(max_cycles=1_000_000, quantum=q, order=order)
+        return res.event, res.node, tuple(res.messages), machine_state(sim), \
+            (root / stopprogs.FILE).read_bytes()
+    seen = {run(order, q, f"o{i}") for i, (order, q) in enumerate(
+        [([0, 1, 2, 3], 0), ([1, 0, 2, 3], 0), ([3, 2, 1, 0], 7), ([2, 0, 3, 1], 1)])}
+    assert len(seen) == 1
+    got, node, messages, _, text = seen.pop()
+    assert (got, node, len(messages)) == (event, 1, 1)
+    assert messages[0].startswith(message), messages[0]
+    assert text == stopprogs.FILE_TEXT.encode()
 
 
 def test_a_timer_interrupt_fault_same_state():
