@@ -4,26 +4,29 @@ When a run stops (an error, a breakpoint SWI, IDLE with nothing to wake it)
 on node k at cycle c, the scheduler reports the first stop in simulated time
 whatever the interleaving (rapsim/core/schedule.pxi), but a node that the
 host had already run past c before the stop was found cannot be undone.
-The rule (docs/machine-model.md, "Stops"): at a stop at cycle c, every
-other node is as at its first instruction boundary at or after c (or where
-it exited, stopped or waits for the ring earlier), node k as at its stop.
+The rule (docs/machine-model.md, "Stops"): at a stop at cycle c, every node
+is as at its first instruction boundary after c (or where it exited,
+stopped or waits for the ring earlier); of several stops at c the lowest
+node's is reported.
 
 This module gets there by re-execution.  :class:`Journal` records what
 brought the machine where it is: the images loaded and every change the
-host made through ``sim.core`` before the first run (memory, registers), and
-for every host call served, per node in order, the words the daemon (or a
-host program's service) wrote into node memory and how the call ended.
-:func:`rerun` builds a fresh machine from that journal and runs it to the
-horizon c, serving the host calls from the journal -- never touching host
-files, standard input or the console again -- and checks that it reaches
-the same stop.  :class:`Simulator` (rapsim/machine.py) then takes the
-fresh machine's state.
+host made through ``sim.core`` before the first run (memory, registers);
+the ends of the runs the host went on from (:class:`Pause`) with its
+changes then; and for every host call served, per node in order, the words
+the daemon (or a host program's service) wrote into node memory and how
+the call ended.  :func:`rerun` builds a fresh machine from that journal and
+runs it to the horizon c, serving the host calls from the journal -- never
+touching host files, standard input or the console again; :func:`step_past`
+and :func:`first_stop` finish the rule, :func:`same_stop` checks that the
+re-run reached the same stop.  :class:`Simulator` (rapsim/machine.py) then
+takes the fresh machine's state.
 
 The journal's memory is bounded (:data:`JOURNAL_WORDS`); a machine whose
 journal outgrew it, or whose state was changed in a way a journal cannot
-replay (a run changed by hand between runs: memory written, a node resumed
-or stepped, an image loaded again), reports its stops with a note that the
-other nodes' counters are as run (``Journal.broken`` says why).
+replay (a node stepped by hand, memory written after a run the journal
+cannot place), reports its stops with a note that the other nodes'
+counters are as run (``Journal.broken`` says why).
 """
 from __future__ import annotations
 
@@ -44,7 +47,8 @@ READ_ONLY = frozenset({
     "read", "mapped", "get_reg", "get_exp", "get_pc", "status", "error", "wait_kind",
     "prev_pc", "hostcall_addr", "exit_status", "cycle", "instret", "counters",
     "periph_state", "dma_waiting", "link_state", "link_words", "decode_words", "count",
-    # probes (rapsim/probes.py) observe; a run with probes armed is not re-executed
+    # probes (rapsim/probes.py) observe; a run with breakpoints or watchpoints
+    # is not re-executed
     "probe_trace", "probe_set", "probe_skip", "probe_hit", "probe_drain", "probe_dropped",
     "probe_off", "probed",
 })
@@ -52,8 +56,6 @@ READ_ONLY = frozenset({
 #: recorded (with a copy of their arguments) before the first run and
 #: while a host call is served
 REPLAYABLE = frozenset({"write", "set_reg", "set_exp", "set_pc", "reset", "set_link_latency"})
-
-
 #: core methods a host may also call between runs, at a stop the journal can
 #: place (a breakpoint let go on, a host call finished by hand)
 BETWEEN_RUNS = frozenset({"resume", "finish_hostcall", "fail_hostcall"})
