@@ -309,3 +309,24 @@ def test_random_ring_programs_on_threads(data):
     ref = run_threads(src, nodes, 1, max_cycles=20_000)
     got = run_threads(src, nodes, threads, max_cycles=20_000)
     assert got == ref
+
+
+def test_stop_counters_on_threads(tmp_path):
+    # issue 18's hostile program (tests/ring/test_stop_counters.py): a fault,
+    # host calls writing a file and the console, nodes running far past the
+    # stop -- the same event, messages, state of every node, files and
+    # console on 1 to 4 threads
+    from test_stop_counters import hostile_sim, machine_state
+    seen = set()
+    for threads in (1, 2, 3, 4):
+        for q in (0, 7):
+            console = []
+            tag = f"t{threads}q{q}"
+            sim, root = hostile_sim(tmp_path, tag, lambda node, fd, data: console.append(
+                (node, fd, data)))
+            res = sim.run(max_cycles=1_000_000, quantum=q, threads=threads)
+            files = tuple((f, (root / f).read_bytes()) for f in sorted(os.listdir(root)))
+            seen.add((res.event, res.node, tuple(res.messages), machine_state(sim), files,
+                      tuple(console)))
+    assert len(seen) == 1
+    assert seen.pop()[:2] == ("error", 1)
