@@ -152,30 +152,9 @@ def measure(kind: str, nodes: int, threads: int = 1) -> tuple[float, int, float,
     return total / dc, total, dt, dc
 
 
-@pytest.mark.parametrize("kind, nodes", [(k, n) for k in SIZES for n in SIZES[k]])
-def test_node_cycles_per_second(benchmark, kind, nodes):
-    holder = {}
-
-    def setup():
-        holder["sim"] = _simulator(kind, nodes)
-        return (), {}
-
-    def go():
-        return holder["sim"].run()
-
-    res = benchmark.pedantic(go, setup=setup, rounds=3, iterations=1)
-    assert res.event == "done", res.messages
-    sim = holder["sim"]
-    total = sum(sim.core.cycle(n) for n in range(nodes))
-    rate = total / benchmark.stats.stats.mean
-    benchmark.extra_info["node_cycles"] = total
-    benchmark.extra_info["node_cycles_per_second"] = round(rate)
-    benchmark.extra_info["ring_utilisation"] = round(sim.machine_counters()["ring_utilisation"], 4)
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("kind, nodes", THREADED)
-def test_node_cycles_per_second_threads(benchmark, kind, nodes, threads):
+def _run_rounds(benchmark, kind: str, nodes: int, threads: int = 1):
+    """Three timed runs (a fresh machine each); the last simulator and its
+    node-cycles."""
     holder = {}
 
     def setup():
@@ -189,8 +168,23 @@ def test_node_cycles_per_second_threads(benchmark, kind, nodes, threads):
     assert res.event == "done", res.messages
     sim = holder["sim"]
     total = sum(sim.core.cycle(n) for n in range(nodes))
-    benchmark.extra_info["threads"] = threads
     benchmark.extra_info["node_cycles"] = total
+    return sim, total
+
+
+@pytest.mark.parametrize("kind, nodes", [(k, n) for k in SIZES for n in SIZES[k]])
+def test_node_cycles_per_second(benchmark, kind, nodes):
+    sim, total = _run_rounds(benchmark, kind, nodes)
+    benchmark.extra_info["node_cycles_per_second"] = round(total / benchmark.stats.stats.mean)
+    benchmark.extra_info["ring_utilisation"] = round(sim.machine_counters()["ring_utilisation"], 4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kind, nodes", THREADED)
+def test_node_cycles_per_second_threads(benchmark, kind, nodes, threads):
+    # the best round: the other processes of a shared host disturb threads most
+    sim, total = _run_rounds(benchmark, kind, nodes, threads)
+    benchmark.extra_info["threads"] = threads
     benchmark.extra_info["node_cycles_per_second"] = round(total / benchmark.stats.stats.min)
 
 

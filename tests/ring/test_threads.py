@@ -25,6 +25,7 @@ from rapsim.toolchain import build_text
 
 from ringprogs import simulator
 from test_determinism import CASES, QUANTA, orders, snapshot
+from test_stop_determinism import SRC as STOP_SRC
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -133,40 +134,15 @@ def test_benchmark_kernels_on_64_nodes(kind):
         assert state(threads) == ref
 
 
-# Several nodes stop (tests/ring/test_stop_determinism.py): an error at
-# cycle ~8 on nodes 1 and 3, SWI on node 2, an illegal word on node 0 later.
-STOPS = """
-        .global start
-start:  LDP     0x800000
-        LDI     @3, R0              ; NODE_ID
-        CMPI    1, R0
-        BEQ     early
-        CMPI    3, R0
-        BEQ     early
-        CMPI    2, R0
-        BEQ     brk
-        LDI     1000, R1
-loop0:  SUBI    1, R1
-        BNZ     loop0
-        .word   0FFFFFFFFh          ; illegal
-early:  LDI     0300h, AR2
-        LSH     12, AR2
-        LDI     *AR2, R2            ; 0x300000: unmapped
-        B       $
-brk:    LDI     500, R1
-loop2:  SUBI    1, R1
-        BNZ     loop2
-        SWI
-        B       $
-"""
-
-
+# Several nodes stop (tests/ring/test_stop_determinism.py's program): an
+# error at cycle ~8 on nodes 1 and 3, SWI on node 2, an illegal word on node
+# 0 later.
 def test_first_stop_is_reported_on_threads():
     seen = set()
     for threads in (1, 2, 4):
         for q in (0, 7):
             sim = Simulator(MachineConfig(nodes=4), threads=threads)
-            sim.load(build_text(STOPS))
+            sim.load(build_text(STOP_SRC.format(n0=1000, n2=500)))
             res = sim.run(max_cycles=1_000_000, quantum=q)
             seen.add((res.event, res.node, sim.core.cycle(res.node), res.messages[0]))
     assert len(seen) == 1, seen
