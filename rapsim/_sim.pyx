@@ -7,7 +7,8 @@ node and link structs), memory.pxi (address decoding), decode.pxi (the
 pre-decoder over the generated ISA table), fpu.pxi and alu.pxi (arithmetic),
 ops.pxi (instruction semantics), execute.pxi (one instruction through the
 pipeline stages), fast.pxi (the common case of execute.pxi without its checks for rare cases), timing.pxi (every cycle rule), ring.pxi (the ring), periph.pxi (the on-chip DMA
-and timers) and schedule.pxi (running many nodes).  This module only wraps them for Python:
+and timers), schedule.pxi (running many nodes, also in groups on host
+threads) and sync.pxi (those threads' locks and atomic loads and stores).  This module only wraps them for Python:
 see rapsim.machine for the documented API.
 """
 import numpy as np
