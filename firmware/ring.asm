@@ -13,6 +13,9 @@
 *                                      node ends with the sum of all x
 *   _ring_split(off, n)                off[k] = the even split of n words:
 *                                      slices of n/N or n/N + 1 words
+*   _ring_rs_mxout(e, off, W, d, x, rows, eta)  the reduce-scatter of e
+*                                      during the update W += eta d x^T
+*                                      (overlap on)
 *   _ring_sumf(v) -> R0                the sum of every node's float v (R2)
 *   _ring_maxf(v) -> R0                the largest of every node's float v
 *
@@ -56,7 +59,8 @@
 
         .global _ring_barrier, _ring_bcast, _ring_allgather
         .global _ring_reduce_scatter, _ring_allreduce, _ring_split
-        .global _ring_sumf, _ring_maxf
+        .global _ring_sumf, _ring_maxf, _ring_rs_mxout
+        .global _mxout
 
 * ---------------------------------------------------------------------------
 * Segments of a collective: AR0 = RINGIO_BASE, AR2 = the memory pointer
@@ -851,6 +855,216 @@ rs_lap2:
         SUBI    *+AR1(1), R1
         ADDEMIT
         RETS
+
+* ---------------------------------------------------------------------------
+* _ring_rs_mxout(e AR2, off AR3, W AR4, d AR5, x AR6, rows IR0, eta R2):
+* the reduce-scatter of e (as _ring_reduce_scatter(e, off)) during the
+* weight update W += eta d x^T of `rows` rows of V = off[N] columns (as
+* _mxout(W, d, x, rows, V, eta)): `overlap on` (docs/compiler.md,
+* "Overlapped collectives").  The results are those of the two calls, bit
+* for bit: the same arithmetic on every weight, the same chain of additions
+* for e.
+*
+* Row 0's weights go one by one beside the words the node adds and passes
+* on or injects, three instructions for a word and a weight where the two
+* calls take four (2 cycles a weight, 2 a word): the ring is on the
+* expansion bus, W on the primary, so a ring access rides in the parallel
+* slot of the update's instructions:
+*     ADDF3 *ring, *e++, R2                    the passing partial sum + e
+*     MPYF3 *x++, R3, R0 || STF R1, *Ww++      s x[k]; W[k-1] stored
+*     ADDF3 *W++, R0, R1 || STF R2, *ring      W[k] + s x[k]; the sum on
+* (an injected word: LDF *e++, R2 first).  The words the node keeps (its
+* slice: read, add, store in e) go alone, 2 cycles each as in the
+* reduce-scatter: with the weight's two accesses they would be four on the
+* primary bus when e is in external memory.  Weight 0 is updated before the
+* loops, the weights left over after them (as many as the node's slice
+* less one) after them, then rows 1 .. rows-1 as in _mxout.  Each node runs
+* its segments of the reduce-scatter in the order of _ring_reduce_scatter's
+* fast path (on its conditions); on other tables, or a node without rows,
+* the node makes the two calls (the ring sees the same words in the same
+* order, so nodes on either path work together).  Changes what the two
+* calls change; R4-R7 are preserved.
+* ---------------------------------------------------------------------------
+
+* FSEG k, p, c: c + 1 words of the reduce-scatter (k = 0: add and pass on,
+* k = 2: inject; e at *p) beside as many weights of row 0
+FSEG    .macro  k, p, c
+        LDI     :c:, RC
+        RPTB    f1?
+        .if     k == 0
+        ADDF3   *AR0, *:p:++, R2
+        .else
+        LDF     *:p:++, R2
+        .endif
+        MPYF3   *AR5++, R3, R0
+||      STF     R1, *AR4++
+f1?:    ADDF3   *AR3++, R0, R1
+||      STF     R2, *AR0
+        .endm
+
+* FPRO: s = eta d[0] in R3, the pointers (AR1 -> slice N-1 of e, AR3 -> W
+* read, AR4 -> W written, AR5 -> x), weight 0 updated into R1
+FPRO    .macro
+        MPYF3   R2, *AR5, R3            ; s = eta d[0]
+        ADDI3   BK, AR2, AR1            ; AR1 -> slice N-1 of e
+        LDI     AR4, AR3
+        LDI     AR6, AR5
+        MPYF3   *AR5++, R3, R0          ; s x[0]
+        ADDF3   *AR3++, R0, R1          ; W[0] + s x[0]
+        .endm
+
+_ring_rs_mxout:
+        LDRING  AR0
+        LDI     *+AR0(NODE_COUNT_OFS), R0       ; N
+        LDI     IR0, R1
+        BLED    _ring_reduce_scatter    ; no rows: the reduce-scatter alone
+        CMPI    1, R0
+        NOP
+        NOP
+        BLE     rm_two                  ; one node: the update alone
+* the fast path's conditions: s(N-1) >= 1, s(j) >= 1, s(j-1) >= 1 (j >= 1)
+        LDI     *+AR0(NODE_ID_OFS), R3          ; j
+        ADDI3   R0, AR3, AR1            ; AR1 -> off[N]
+        NOP
+        LDI     *-AR1(1), BK            ; BK = off[N-1]
+        LDI     *AR1, R1
+        SUBI    BK, R1
+        SUBI    1, R1                   ; s(N-1) - 1
+        BLTD    rm_two
+        LDI     R1, IR1                 ; IR1 = s(N-1) - 1: lap 1a
+        ADDI3   R3, AR3, AR1            ; AR1 -> off[j]
+        NOP
+        LDI     *+AR1(1), R1
+        SUBI    *AR1, R1                ; s(j)
+        BLED    rm_two
+        CMPI    0, R3
+        NOP
+        NOP
+        BEQ     rm_go                   ; node 0: no slice before its own
+        LDI     *AR1, R1
+        SUBI    *-AR1(1), R1            ; s(j-1)
+        BLE     rm_two
+rm_go:  SAVEX   R4
+        SAVEX   R5
+        SAVEX   R6
+        SAVEX   R7
+        PUSH    AR5                     ; d, x, rows, V and eta: for rows 1 ..
+        PUSH    AR6
+        PUSH    IR0
+        LDI     IR1, R4
+        ADDI    1, R4
+        ADDI    BK, R4
+        PUSH    R4                      ; V = off[N-1] + s(N-1)
+        SAVEX   R2
+        LDI     *+AR1(1), R6            ; off[j+1]
+        SUBI3   R6, BK, R7
+        SUBI    1, R7                   ; R7 = off[N-1] - off[j+1] - 1: lap 2b
+        SUBI    *AR1, R6
+        SUBI    1, R6                   ; R6 = s(j) - 1: kept
+        SUBI    1, R0                   ; R0 = N - 1
+        CMPI    0, R3
+        BEQ     rm_0                    ; node 0
+        LDI     *-AR1(1), R4            ; off[j-1]
+        LDI     *AR1, R5
+        SUBI    R4, R5
+        SUBI    1, R5                   ; R5 = s(j-1) - 1: injected
+        SUBI    1, R4                   ; R4 = off[j-1] - 1: lap 1b
+        CMPI    R0, R3
+        BEQ     rm_last                 ; node N-1
+        CMPI    0, R4
+        BLT     rm_m0x                  ; no lap 1b
+        CMPI    0, R7
+        BLT     rm_m10                  ; no lap 2b
+        FPRO
+        FSEG    0, AR1, IR1             ; lap 1a
+        FSEG    0, AR2, R4              ; lap 1b
+        FSEG    2, AR2, R5              ; slice j-1, injected
+        RSKEEP  AR2, R6                 ; lap 2a, kept
+        FSEG    0, AR2, R7              ; lap 2b
+        BR      rm_tail
+rm_m10: FPRO
+        FSEG    0, AR1, IR1
+        FSEG    0, AR2, R4
+        FSEG    2, AR2, R5
+        RSKEEP  AR2, R6
+        BR      rm_tail
+rm_m0x: CMPI    0, R7
+        BLT     rm_m00
+        FPRO
+        FSEG    0, AR1, IR1
+        FSEG    2, AR2, R5
+        RSKEEP  AR2, R6
+        FSEG    0, AR2, R7
+        BR      rm_tail
+rm_m00: FPRO
+        FSEG    0, AR1, IR1
+        FSEG    2, AR2, R5
+        RSKEEP  AR2, R6
+        BR      rm_tail
+* node N-1: keeps slice N-1, passes slices 0 .. N-3 on, injects slice N-2
+rm_last:
+        CMPI    0, R4
+        BLT     rm_l0
+        FPRO
+        RSKEEP  AR1, IR1
+        FSEG    0, AR2, R4
+        FSEG    2, AR2, R5
+        BR      rm_tail
+rm_l0:  FPRO
+        RSKEEP  AR1, IR1
+        FSEG    2, AR2, R5
+        BR      rm_tail
+* node 0: injects slice N-1, keeps slice 0, passes slices 1 .. N-2 on
+rm_0:   CMPI    0, R7
+        BLT     rm_00
+        FPRO
+        FSEG    2, AR1, IR1
+        RSKEEP  AR2, R6
+        FSEG    0, AR2, R7
+        BR      rm_tail
+rm_00:  FPRO
+        FSEG    2, AR1, IR1
+        RSKEEP  AR2, R6
+* the weights of row 0 left over (s(j) - 1 of them), then rows 1 .. rows-1:
+* _mxout(W + V, d + 1, x, rows - 1, V, eta)
+rm_tail:
+        LDI     R6, R0
+        SUBI    1, R0
+        BLT     rm_t1                   ; none left
+        LDI     R0, RC
+        RPTB    rm_t0
+        MPYF3   *AR5++, R3, R0
+||      STF     R1, *AR4++
+rm_t0:  ADDF3   *AR3++, R0, R1
+rm_t1:  STF     R1, *AR4                ; W[V-1]
+        RESTX   R2                      ; eta
+        POP     AR6                     ; V
+        POP     R0                      ; rows
+        POP     AR4                     ; x
+        POP     R1                      ; d
+        RESTX   R7
+        RESTX   R6
+        RESTX   R5
+        RESTX   R4
+        LDI     AR3, AR2                ; W + V: row 1
+        LDI     R1, AR3
+        ADDI    1, AR3                  ; d + 1
+        SUBI    1, R0
+        LDI     R0, AR5                 ; rows - 1
+        BR      _mxout
+* the two calls: _mxout(W, d, x, rows, V, eta), then the reduce-scatter (R0 = N)
+rm_two: ADDI3   R0, AR3, AR1            ; AR1 -> off[N]
+        PUSH    AR2
+        PUSH    AR3
+        LDI     AR4, AR2                ; W
+        LDI     AR5, AR3                ; d
+        LDI     AR6, AR4                ; x
+        LDI     IR0, AR5                ; rows
+        LDI     *AR1, AR6               ; V
+        CALL    _mxout
+        POP     AR3
+        POP     AR2
+        BR      _ring_reduce_scatter
 
 * ---------------------------------------------------------------------------
 * _ring_allreduce(x AR2, off AR3): reduce-scatter, then all-gather
