@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 
-from rapsim.errors import Diagnostics
+from rapsim.errors import Diagnostics, RapError
 
 from .ir import BINARY_KINDS, CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
 from .parser import Description, NetDecl
@@ -67,6 +67,7 @@ def build_network(desc: Description) -> Network:
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     placement = _placement(desc, errors)
+    overlap = _overlap(desc, errors)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
@@ -74,7 +75,7 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats, placement=placement)
+                  nets=subnets, stats=stats, placement=placement, overlap=overlap)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -198,7 +199,7 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
     roles: dict[str, list[str]] = {"input": [], "hidden": [], "output": []}
     seen: dict[str, Loc] = {}
     for role, names in net.entries:
-        if role.text == "partition":            # the net-level default split (_placement)
+        if role.text in ("partition", "overlap"):   # net-level attributes (_placement, _overlap)
             continue
         if role.text not in roles:
             errors.append((role.loc, f"unknown entry {role.text!r} in net {net.name.text!r} "
@@ -234,6 +235,32 @@ def _placement(desc: Description, errors: list) -> dict:
             else:
                 out[""] = PlacementAttrs(names[0].text, role.loc)
     return out
+
+
+def _overlap(desc: Description, errors: list) -> str:
+    """The net block's ``overlap on|off|ring|dma`` (rapsim.compiler.overlap;
+    default off)."""
+    from .overlap import OVERLAPS
+    value, at = "off", None
+    for net in desc.nets[:1]:
+        for role, names in net.entries:
+            if role.text != "overlap":
+                continue
+            if at is not None:
+                errors.append((role.loc, f"'overlap' is given twice in net {net.name.text!r} "
+                                         f"(at {at})"))
+            elif len(names) != 1 or names[0].text not in OVERLAPS:
+                errors.append((role.loc, f"overlap in a net block takes one of "
+                                         f"{', '.join(OVERLAPS)}"))
+            elif names[0].text == "dma":
+                from .overlap import resolve
+                try:
+                    resolve("dma")
+                except RapError as e:
+                    errors.append((names[0].loc, str(e)))
+            else:
+                value, at = names[0].text, role.loc
+    return value
 
 
 def _where(net: NetDecl, layer: str) -> Loc:

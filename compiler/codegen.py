@@ -176,6 +176,9 @@ class _Gen:
         #: the net whose pattern is being generated: None, the main net, or a
         #: sub-net (rapsim.compiler.nets.SubNet)
         self.sub = None
+        #: overlap on: the layers whose reduce-scatter ran during an update
+        #: (:meth:`overlapped_rs`), in the backward pass being generated
+        self.rs_overlapped: set[str] = set()
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -558,8 +561,10 @@ class _Gen:
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        for name in names:
+        self.rs_overlapped = set()
+        for at, name in enumerate(names):
             lp = p.layers[name]
+            after = names[at + 1] if at + 1 < len(names) else None
             e.comment(f"backward: {name}")
             self.hook("before_backward", name)
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
@@ -581,7 +586,7 @@ class _Gen:
                     e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
                     e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
             else:
-                if lp.reduced and self.split(lp):
+                if lp.reduced and self.split(lp) and name not in self.rs_overlapped:
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
                 err = self.err_own(lp)
@@ -624,6 +629,12 @@ class _Gen:
                         e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
                                            Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
+                    elif self.overlapped_rs(name, cp, after, part):
+                        e.call("_ring_rs_mxout", [Addr(src.err.name), self.off_table(src), U,
+                                                  delta, x, rows], [Var("hv_eta")],
+                               comment=f"W += eta d x^T, summing the partial errors of "
+                                       f"{src.name} on the ring meanwhile (overlap on)")
+                        self.rs_overlapped.add(src.name)
                     else:
                         e.call("_mxout", [U, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
                                comment="G += eta d x^T" if self.data else "W += eta d x^T")
@@ -637,6 +648,28 @@ class _Gen:
                     e.call("_vmul", [tmp, delta, self.bus_src(src, lp), rows], comment="d x")
                     self.update_vector(U, M, tmp, rows, "bus weights")
             self.hook("after_backward", name)
+
+    def overlapped_rs(self, name: str, cp: ConnectPlan, after: str | None,
+                      part: str | None) -> bool:
+        """overlap on (rapsim.compiler.overlap): the update of full connect
+        ``cp`` into layer ``name`` runs the reduce-scatter of its source's
+        partial error sums meanwhile (``_ring_rs_mxout``), when that
+        reduce-scatter would come next anyway: the source is the next layer
+        of the backward pass, no later connect of ``name`` adds into its
+        errors, it is split over the nodes, and no behaviour or host hook
+        runs in between (the mapping is rows or layers: no checkerboard, no
+        batch, no hybrid part).  The program's results are those of the
+        blocking schedule, bit for bit."""
+        p = self.p
+        src = p.layers[cp.connect.src]
+        if (p.overlap != "ring" or self.grid is not None or self.data or part is not None
+                or after != src.name or src.err is None or not src.reduced
+                or not self.split(src) or src.name in self.out_layers() or cp.momentum is not None or cp.binary
+                or p.network.behaviours or p.host_hooks):
+            return False
+        later = self.incoming(name)
+        later = later[later.index(cp) + 1:]
+        return all(c.connect.src != src.name for c in later)
 
     def target(self, w: Addr, m, key: str):
         """Where a pattern's weight change goes: the weights ``w`` themselves

@@ -147,6 +147,8 @@ class Network:
     #: statistics selected by 'stats' statements (rapsim.compiler.stats),
     #: computed by the host from the outputs after every epoch
     stats: list[str] = field(default_factory=list)
+    #: the net block's ``overlap`` attribute as written (rapsim.compiler.overlap)
+    overlap: str = "off"
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

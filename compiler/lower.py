@@ -282,6 +282,9 @@ class Plan:
     slot_offset: dict[str, int] = field(default_factory=dict)
     eslots: Buffer | None = None
     eslot_offset: dict[str, int] = field(default_factory=dict)
+    #: "off" or "ring": the collectives overlapped with computation
+    #: (rapsim.compiler.overlap; set by compile_network)
+    overlap: str = "off"
 
     @property
     def hybrid(self) -> bool:
