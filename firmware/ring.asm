@@ -674,11 +674,9 @@ RSINJECT .macro p, c
         .endm
 
 * RSINJECT2 p, c: c + 2 words from *p++ onto the ring, no word read beyond
+* (RSINJECT's last load is the last word, written after it)
 RSINJECT2 .macro p, c
-        LDF     *:p:++, R0
-        RPTS    :c:
-        LDF     *:p:++, R0
-||      STF     R0, *AR0
+        RSINJECT :p:, :c:
         STF     R0, *AR0
         .endm
 
