@@ -156,6 +156,13 @@ class _Emitter:
         self.ins("CALL", fn, comment=comment)
 
 
+#: overlap on: the fewest words per node of a reduce-scatter run during an
+#: update.  Below it the fused chain's third cycle per word costs more than
+#: the update's saved one (measured: square 128 on 40 and 64 nodes, 3.2 and
+#: 2 words per node, 2 % slower; docs/compiler.md "Overlapped collectives")
+OVERLAP_MIN_WORDS = 4
+
+
 class _Gen:
     """Generates the program of one plan."""
 
@@ -658,13 +665,15 @@ class _Gen:
         of the backward pass, no later connect of ``name`` adds into its
         errors, it is split over the nodes, and no behaviour or host hook
         runs in between (the mapping is rows or layers: no checkerboard, no
-        batch, no hybrid part).  The program's results are those of the
-        blocking schedule, bit for bit."""
+        batch, no hybrid part), and the vector has at least
+        OVERLAP_MIN_WORDS words per node.  The program's results are those
+        of the blocking schedule, bit for bit."""
         p = self.p
         src = p.layers[cp.connect.src]
         if (p.overlap != "ring" or self.grid is not None or self.data or part is not None
                 or after != src.name or src.err is None or not src.reduced
-                or not self.split(src) or src.name in self.out_layers() or cp.momentum is not None or cp.binary
+                or not self.split(src) or src.name in self.out_layers()
+                or src.layer.size < OVERLAP_MIN_WORDS * self.n or cp.momentum is not None or cp.binary
                 or p.network.behaviours or p.host_hooks):
             return False
         later = self.incoming(name)

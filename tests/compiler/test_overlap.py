@@ -16,8 +16,8 @@ from rapsim.errors import RapError
 
 NET = """
 layer x: input 24
-layer h: sigmoid 130 bias
-layer g: tanh 70
+layer h: sigmoid 300 bias
+layer g: tanh 260
 layer y: softmax 67 bias
 connect x -> h full
 connect h -> g full
@@ -67,6 +67,17 @@ def test_the_program_calls_the_overlapped_update_only_with_overlap_on():
     assert compile_network(_net("; overlap on"), 16).source == on.source
     assert compile_network(_net("; overlap off"), 16).source == off.source
     assert compile_network(_net("; overlap on"), 16, overlap="off").source == off.source
+
+
+def test_small_slices_keep_the_blocking_schedule():
+    """Under OVERLAP_MIN_WORDS (4) words per node the fused chain is slower:
+    overlap on leaves those reduce-scatters blocking.  On 64 nodes h of 300
+    units and g of 260 (4.7 and 4.06 per node) are overlapped; h of 200
+    (3.1 per node) is not, g still is."""
+    on64 = compile_network(_net(), 64, overlap="on").source
+    assert on64.count("CALL    _ring_rs_mxout") == 2           # 300 and 260 >= 4 x 64
+    small = parse_text(NET.format(extra="", momentum=0).replace("300", "200"))
+    assert compile_network(small, 64, overlap="on").source.count("CALL    _ring_rs_mxout") == 1
 
 
 def test_momentum_keeps_the_blocking_schedule():
