@@ -104,6 +104,10 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     if mapping is None:
         from rapsim.compiler.mapping import resolve
         mapping = resolve(network, nodes)
+    if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
+        raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
+                       f"{mapping.name} (its collectives are all-reduces of the weight changes "
+                       f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
     plan = lower(network, nodes, memory, mapping)
     plan.host_hooks = list(host_hooks)
     plan.overlap = overlap

@@ -13,7 +13,7 @@ from clirun import rap_main
 
 NET = """
 layer x: input 6
-layer h: sigmoid 12 bias
+layer h: sigmoid 20 bias
 layer y: sigmoid 9
 connect x -> h full
 connect h -> y full

@@ -87,6 +87,15 @@ def test_momentum_keeps_the_blocking_schedule():
     assert compile_network(net, 4, overlap="on").source == compile_network(net, 4).source
 
 
+@pytest.mark.parametrize("mapping", ["data", "hybrid", "checkerboard"])
+def test_other_mappings_are_refused(mapping):
+    from rapsim.compiler.mapping import resolve
+    net = _net()
+    with pytest.raises(RapError, match=f"applies to the rows and layers mappings, not {mapping}"):
+        compile_network(net, 4, mapping=resolve(net, 4, mapping), overlap="on")
+    compile_network(net, 4, mapping=resolve(net, 4, mapping), overlap="off")
+
+
 def test_dma_and_unknown_values_are_refused():
     with pytest.raises(RapError, match="overlap dma is not supported"):
         compile_network(_net(), 4, overlap="dma")
