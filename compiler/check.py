@@ -35,6 +35,7 @@ from .sparse import explicit_pairs, generate
 from .behaviours import build_behaviours
 from .nets import build_subnets, reachable
 from .transfer import build_transfers
+from . import sharing
 
 __all__ = ["build_network", "derive_orders"]
 
@@ -51,6 +52,7 @@ def build_network(desc: Description) -> Network:
     layers = _layers(desc, errors, transfers, declared)
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
+    sharing.resolve(desc.connects, connects, layers, errors, len(desc.nets) > 1)
     _graph(layers, connects, inputs, outputs, errors)
     subnets = []
     if len(desc.nets) > 1 and inputs and outputs:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
+from rapsim.compiler import sharing
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
 from rapsim.errors import RapError
 
@@ -455,6 +456,92 @@ class _Gen:
                 e.call("_mxout", [W, d, x, brows, bcols], [Var("hv_eta")],
                        comment="W_ij += eta d_i x_j^T")
 
+    # -- parameter sharing: a matrix used transposed (compiler/sharing.py) ---------------
+    def forward_transposed(self, lp: LayerPlan) -> None:
+        """The net input of a layer fed through shared matrices used
+        transposed (``y = W^T x``): every node's rows of W are those of the
+        source's own units, so each node multiplies them by its own slice of
+        the source (``_mxtv``) into the partial net inputs, a whole vector;
+        a reduce-scatter with the layer's split sums them and leaves each
+        node its own units.  Then ``net = own sums + bias``; the other
+        incoming connects add to it."""
+        e, p = self.e, self.p
+        pnet = Addr(lp.pnet.name)
+        e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
+               comment=f"clear {lp.pnet.name}")
+        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+            src = p.layers[cp.connect.src]
+            e.call("_mxtv", [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
+                             Imm(lp.layer.size)],
+                   comment=f"{cp.connect.name}: y += W^T x (shares {cp.connect.share})")
+        if self.split(lp):
+            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
+                   comment=f"sum the partial net inputs of {lp.name}")
+        own = self._at(f"pnet_{lp.name}", lp.pnet.name, [lp.split.lo(k) for k in range(self.n)])
+        if lp.bias:
+            e.call("_vadd", [self.net_own(lp), own, Addr(lp.bias.name), self.rows(lp)],
+                   comment="net = sum + bias")
+        else:
+            e.call("_vcopy", [self.net_own(lp), own, self.rows(lp)])
+
+    def backward_transposed(self, lp: LayerPlan, delta: Addr, rows) -> None:
+        """The backward step of the shared matrices used transposed into a
+        layer: its error signal all-gathered (every node's rows of W meet
+        all of it), then each node's error sums of the source's own units,
+        ``e_own += W_own d`` (``_mxv`` into the own slice, before the
+        source's reduce-scatter, which adds nothing to it from the other
+        nodes).  The updates come after the backward pass
+        (:meth:`shared_updates`)."""
+        e, p = self.e, self.p
+        dall = lp.dwhole.name
+        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
+                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
+               comment="this node's error signal into the whole vector")
+        if self.split(lp):
+            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
+                   comment=f"all-gather {dall}")
+        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+            src = p.layers[cp.connect.src]
+            if src.err is not None:
+                err = self.err_own(src)
+                e.call("_mxv", [err, Addr(cp.weights.name), Addr(dall), self.rows(src),
+                                Imm(lp.layer.size), err],
+                       comment=f"{cp.connect.name}: e += W d (shares {cp.connect.share})")
+
+    def shared_updates(self) -> None:
+        """The changes of every shared matrix, after the whole backward pass
+        (each connect's error sums used the weights as they were before the
+        pattern), in the connects' definition order: the first ``W += eta d
+        x^T`` (with momentum ``M = alpha M + eta d x^T; W += M``), each next
+        one ``W += eta d x^T`` (with momentum ``M += eta d x^T`` too); a
+        transposed use adds ``eta x d^T`` to the owner's rows of its
+        source's own units (compiler/sharing.py)."""
+        e, p = self.e, self.p
+        plans = {cp.connect.name: cp for cp in p.connects}
+        for key, group in sharing.apply_order(p.network.connects).items():
+            for n, c in enumerate(group):
+                cp = plans[c.name]
+                W = Addr(cp.weights.name)
+                M = Addr(cp.momentum.name) if cp.momentum is not None else None
+                src, dst = p.layers[c.src], p.layers[c.dst]
+                if c.transpose:
+                    d, x, rows, cols = self.act_own(src), Addr(dst.dwhole.name), self.rows(src), \
+                        Imm(dst.layer.size)
+                    what = f"{c.name} (transposed)"
+                else:
+                    d, x, rows, cols = Addr(dst.delta.name), Addr(self.hot(src.act, cp)), \
+                        self.rows(dst), Imm(src.layer.size)
+                    what = c.name
+                if M is not None and n == 0:
+                    e.call("_mxoutm", [W, d, x, rows, cols, M], [Var("hv_eta"), Var("falpha")],
+                           comment=f"shared {key}, {what}: W += M = aM + eta d x^T")
+                    continue
+                if M is not None:
+                    e.call("_mxout", [M, d, x, rows, cols], [Var("hv_eta")],
+                           comment=f"shared {key}, {what}: M += eta d x^T")
+                e.call("_mxout", [W, d, x, rows, cols], [Var("hv_eta")],
+                       comment=f"shared {key}, {what}: W += eta d x^T")
+
     def forward(self, part: str | None = None) -> None:
         e, p = self.e, self.p
         for name in self.part(self.fwd_layers(), part):
@@ -466,7 +553,12 @@ class _Gen:
             first = True
             if self.grid is not None:
                 self.forward_blocks(lp)
+            elif any(cp.connect.transpose for cp in self.incoming(name)):
+                self.forward_transposed(lp)
+                first = False
             for cp in (self.incoming(name) if self.grid is None else []):
+                if cp.connect.transpose:
+                    continue
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
                     if first:
@@ -550,6 +642,7 @@ class _Gen:
         from their sums over the ring)."""
         e, p = self.e, self.p
         names = self.part(self.bwd_layers(), part)
+        shared = sharing.apply_order(p.network.connects)
         cleared = [n for n in names if not (part == "lower" and n in p.cut)]
         if part == "upper":
             cleared += p.cut
@@ -595,7 +688,11 @@ class _Gen:
                                    delta, rows, "bias")
             if self.grid is not None:
                 self.backward_blocks(lp, delta, rows)
+            elif any(cp.connect.transpose for cp in self.incoming(name)):
+                self.backward_transposed(lp, delta, rows)
             for cp in (self.incoming(name) if self.grid is None else []):
+                if cp.connect.transpose:
+                    continue
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
                 U, M = self.target(W, cp.momentum, f"w{cp.index}")
@@ -619,6 +716,8 @@ class _Gen:
                         e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
                                comment=f"{cp.connect.name}: e += W^T d")
                         self.unstage(src.err, y)
+                    if cp.connect.key in shared:
+                        continue                # after the backward pass: shared_updates
                     x = Addr(self.hot(src.act, cp))
                     if M is not None:
                         e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
@@ -637,6 +736,8 @@ class _Gen:
                     e.call("_vmul", [tmp, delta, self.bus_src(src, lp), rows], comment="d x")
                     self.update_vector(U, M, tmp, rows, "bus weights")
             self.hook("after_backward", name)
+        if shared:
+            self.shared_updates()
 
     def target(self, w: Addr, m, key: str):
         """Where a pattern's weight change goes: the weights ``w`` themselves

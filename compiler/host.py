@@ -287,7 +287,7 @@ class TrainingHost:
         plan)`` and ``lbuf(layer plan)`` (weights and biases, or their
         momentum)."""
         plan, sym = self.plan, self.program.image.symbols
-        for cp in plan.connects:
+        for cp in (cp for cp in plan.connects if cp.owner is None):
             w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
             for k in range(plan.nodes):
                 own = w[self._own(cp, k)]
@@ -316,7 +316,7 @@ class TrainingHost:
     def _read_rows(self, sim, cbuf, lbuf) -> Weights:
         plan, sym = self.plan, self.program.image.symbols
         out = Weights()
-        for cp in plan.connects:
+        for cp in (cp for cp in plan.connects if cp.owner is None):   # a shared matrix once
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
             if cp.block is not None:        # the checkerboard: node k's block

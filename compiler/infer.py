@@ -106,7 +106,7 @@ def weight_arrays(plan: Plan) -> list[WeightArray]:
         start += words
 
     n = plan.nodes
-    for cp in plan.connects:
+    for cp in (cp for cp in plan.connects if cp.owner is None):     # a shared matrix once
         cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
         parts = [(own_part(plan, cp, k).start * cols,
                   (own_part(plan, cp, k).stop - own_part(plan, cp, k).start) * cols)

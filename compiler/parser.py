@@ -123,6 +123,9 @@ class ConnectDecl:
     generator: Call | None
     loc: Loc                    # the 'connect' keyword
     ok: bool = True             # False: a pair had an error (already reported)
+    #: share_from SRC -> DST [transpose]: (the owner's source, its
+    #: destination, the word after them or None, the place of 'share_from')
+    share: tuple | None = None
 
 
 @dataclass
@@ -404,6 +407,13 @@ class _Reader:
 
     def _connect(self, st: Tree, file: str, base_dir: str) -> None:
         src, dst, kind, *spec = st.children
+        share = None
+        if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "connect_share"):
+            tail = spec.pop()
+            if tail is not None:
+                s_src, s_dst, word = tail.children
+                share = (_name(file, s_src), _name(file, s_dst),
+                         _name(file, word) if word is not None else None, _tree_loc(file, tail))
         loc = _tree_loc(file, st)
         kind = _name(file, kind) if kind is not None else Name("full", loc)
         pairs = generator = None
@@ -424,7 +434,7 @@ class _Reader:
                 generator = self._call(spec[0], file)
                 ok = generator.ok
         self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
-                                              pairs, generator, loc, ok))
+                                              pairs, generator, loc, ok, share))
 
     def _net(self, st: Tree, file: str, base_dir: str) -> None:
         name, *entries = st.children

@@ -40,6 +40,11 @@ Per pattern (``f`` the layer's activation, ``x`` a source activation)::
         biases: a weight from a unit of constant 1.
         from a binary layer: only the columns of its active units (their
         momentum terms too; without momentum this is the same update).
+        a shared matrix (share_from, compiler/sharing.py): every connect
+        using it multiplies by it (transposed: W^T x forward, W delta
+        backward); their changes (transposed: rate x_src delta_dst^T) are
+        applied in definition order, the first as above, each next one as
+        M = M + step; W = W + step (so M = momentum M + sum of the steps).
 
 All deltas are computed with the weights as they were before the pattern.
 """
@@ -108,7 +113,7 @@ def initial_weights(network: Network, seed: int | None = None,
     scale = t.init_scale if scale is None else scale
     rng = np.random.default_rng(seed)
     w = Weights()
-    for c in network.connects:
+    for c in network.owned_connects():
         w.connects[c.name] = rng.uniform(-scale, scale, _shape(network, c))
     for name, layer in network.layers.items():
         if layer.bias:
@@ -228,7 +233,7 @@ class Model:
                 continue
             s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
             for c in (c for c in connects if c.dst == name):
-                s = r(s + _through(c, w.connects[c.name], acts[c.src], layer.size))
+                s = r(s + _through(c, _matrix(w, c), acts[c.src], layer.size))
             acts[name] = r(np.asarray(self.f[layer.kind](s), dtype=np.float64))
         return acts
 
@@ -255,7 +260,7 @@ class Model:
                 continue
             e = np.zeros(layer.size)
             for c in (c for c in connects if c.src == name):
-                e = r(e + _through(c, w.connects[c.name], deltas[c.dst], layer.size, back=True))
+                e = r(e + _through(c, _matrix(w, c), deltas[c.dst], layer.size, back=True))
             deltas[name] = r(e * self.derivative(layer.kind, acts[name]))
         return deltas
 
@@ -273,6 +278,8 @@ class Model:
         (of the net ``sub``: its connects and its layers' biases)."""
         r, net, w, m = self._r, self.net, self.weights, self.momentum
         alpha = net.training.momentum
+        shared = {c.share for c in net.connects if c.share is not None}
+        applied: set[str] = set()
         for c in self._net(sub)[3]:
             d, x = deltas[c.dst], acts[c.src]
             if alpha and net.layers[c.src].kind in BINARY_KINDS:
@@ -283,7 +290,21 @@ class Model:
                 mc[:, on] = r(alpha * mc[:, on] + np.outer(rate * d, x[on]))
                 wc[:, on] = r(wc[:, on] + mc[:, on])
                 continue
-            self._apply(w.connects, m.connects, c.name, _step(c, d, x, rate), alpha)
+            step = _step(c, d, x, rate)
+            if c.share is None and c.name not in shared:
+                self._apply(w.connects, m.connects, c.name, step, alpha)
+                continue
+            # a shared matrix (compiler/sharing.py): its connects' changes in
+            # definition order, the first as any update, the next ones added
+            # to the momentum term and the weights as they are
+            key, step = c.key, step.T if c.transpose else step
+            if key in applied or not alpha:
+                if alpha:
+                    m.connects[key] = r(m.connects[key] + step)
+                w.connects[key] = r(w.connects[key] + step)
+            else:
+                self._apply(w.connects, m.connects, key, step, alpha)
+            applied.add(key)
         for name, b in w.biases.items():
             if name in deltas:
                 self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
@@ -335,6 +356,13 @@ class Model:
         """The output layers' activations side by side, for one input row."""
         acts = self.forward(x)
         return np.concatenate([acts[n] for n in self.net.outputs])
+
+
+def _matrix(w: Weights, c) -> np.ndarray:
+    """The weight matrix connect ``c`` multiplies by: its own, or the one it
+    shares (transposed when it says so)."""
+    wc = w.connects[c.key]
+    return wc.T if c.transpose else wc
 
 
 def _step(c, d: np.ndarray, x: np.ndarray, rate: float) -> np.ndarray:
