@@ -35,7 +35,7 @@ from .sparse import explicit_pairs, generate
 from .behaviours import build_behaviours
 from .nets import build_subnets, reachable
 from .transfer import build_transfers
-from . import sharing
+from . import phases, sharing
 
 __all__ = ["build_network", "derive_orders"]
 
@@ -59,6 +59,8 @@ def build_network(desc: Description) -> Network:
         others = [d for d in desc.nets[1:] if d.name.text != name]
         subnets = build_subnets(others, layers, connects, inputs, outputs,
                                 lambda d: _roles(d, layers, errors), errors)
+    phase_nets, exclusions = ({}, []) if errors else phases.build(
+        desc.layers, desc.connects, layers, connects, inputs, outputs, errors, len(desc.nets) > 1)
     behaviours = build_behaviours(desc.behaviours, layers, errors,
                                   [d.name.text for d in desc.nets])
     for b in behaviours:
@@ -76,7 +78,8 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats, placement=placement)
+                  nets=subnets, stats=stats, placement=placement, phases=phase_nets,
+                  exclusions=exclusions)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
-from rapsim.compiler import sharing
+from rapsim.compiler import phases, sharing
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
 from rapsim.errors import RapError
 
@@ -298,7 +298,8 @@ class _Gen:
         self.pass_hook(event, layer)
         if layer is None and event in LAYER_EVENTS:
             p = self.p
-            self.pass_hook(event, None, p.network.name if self.sub is None else self.sub.name)
+            main = self.sub is None or self.sub in p.network.phases.values()
+            self.pass_hook(event, None, p.network.name if main else self.sub.name)
 
     def pass_hook(self, event: str, layer: str | None, net: str | None = None) -> None:
         """The description's assembly routines of exactly this point, called
@@ -519,6 +520,7 @@ class _Gen:
         e, p = self.e, self.p
         plans = {cp.connect.name: cp for cp in p.connects}
         for key, group in sharing.apply_order(p.network.connects).items():
+            group = [c for c in group if self.sub is None or plans[c.name].index in self.sub.connects]
             for n, c in enumerate(group):
                 cp = plans[c.name]
                 W = Addr(cp.weights.name)
@@ -624,8 +626,12 @@ class _Gen:
         for name in self.p.outputs:
             lp = self.p.layers[name]
             rows = self.rows(lp)
-            e.call("_vcopy", [Var(f"hv_log_{name}"), self.act_own(lp), rows],
-                   comment=f"log {name}")
+            if name not in self.out_layers():   # a phase's net without it: zeros
+                e.call("_vfill", [Var(f"hv_log_{name}"), rows], [Var("fzero")],
+                       comment=f"log {name}: not in this net")
+            else:
+                e.call("_vcopy", [Var(f"hv_log_{name}"), self.act_own(lp), rows],
+                       comment=f"log {name}")
             e.ins("LDI", f"@hv_log_{name}", "R0")
             e.ins("ADDI", "@" + rows.sym, "R0")
             e.ins("STI", "R0", f"@hv_log_{name}")
@@ -1001,7 +1007,15 @@ class _Gen:
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
+        if not train and self.p.network.phases:
+            self.phase_paths(label)
+            e.ins("SUBI", "1", "R4")
+            e.branch("NZ", label)
+            self.end_pass()
+            return
         nets = [None] + list(self.p.network.nets) if train else [None]
+        if train and self.p.network.phases:     # the training net (compiler/phases.py)
+            nets = [phases.of(self.p.network, "train")]
         if len(nets) > 1:                       # several nets: the one @netsel names
             e.ins("LDI", "@" + self.netsel(), "R0", comment="the net of this pattern")
             for k in range(1, len(nets)):
@@ -1032,6 +1046,34 @@ class _Gen:
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", label)
         self.end_pass()
+
+    def phase_paths(self, label: str) -> None:
+        """An evaluation pattern by the net of its phase (compiler/phases.py):
+        the pattern's row against where the host says the validation and the
+        test patterns start (``hv_phase_valid``, ``hv_phase_test``), then that
+        net's forward pass and the log of the outputs (zeros for an output
+        it does not hold)."""
+        e, net = self.e, self.p.network
+        for v in ("hv_phase_valid", "hv_phase_test"):
+            if v not in e.vars:
+                e.vars.append(v)
+        e.ins("LDI", "@cur", "R0", comment="the phase of this pattern")
+        e.ins("CMPI", "@hv_phase_valid", "R0")
+        e.branch("LT", f"{label}_train")
+        e.ins("CMPI", "@hv_phase_test", "R0")
+        e.branch("LT", f"{label}_valid")
+        for phase in ("test", "valid", "train"):
+            if phase != "test":
+                e.label(f"{label}_{phase}")
+            sub = phases.of(net, phase)
+            e.comment(f"the {phase} net" + ("" if sub is not None else " (the main net)"))
+            self.sub = sub
+            self.forward()
+            self.log_outputs()
+            self.sub = None
+            if phase != "train":
+                e.ins("BR", f"{label}_tail")
+        e.label(f"{label}_tail")
 
     # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
     def begin_pass(self, train: bool) -> None:
@@ -1193,7 +1235,8 @@ class _Gen:
                "        .global _main, " + ", ".join(sorted(self.callees())),
                "        .global " + ", ".join(("cur",) + HOST_VARS + HOST_FLOATS
                                            + tuple(f"hv_log_{n}" for n in p.outputs)
-                                           + tuple(v for v in e.vars if v == "netsel")),
+                                           + tuple(v for v in e.vars if v == "netsel"
+                                                   or v.startswith("hv_phase_"))),
                "        .text"]
         out += e.text
         out.append("        .data")

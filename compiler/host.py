@@ -141,6 +141,9 @@ class TrainingHost:
         #: numbering: order and decide see the run's epochs from here on)
         self.first_epoch = first_epoch
         self.evaluated = False
+        #: the validation patterns at the start of ``test`` (--valid; the
+        #: evaluation pass runs them by the validation net: compiler/phases.py)
+        self.valid_patterns = 0
         self.plan = program.plan
         self.train = _Records(*_records(train))
         self.test = _Records(*_records(test)) if test is not None and len(test.inputs) else None
@@ -215,6 +218,10 @@ class TrainingHost:
         sim.write_floats(self.addr["tgt"], np.concatenate(tgs).ravel())
         sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.record_words,
                                     self.plan.target_words, self.addr["order"]])
+        if "hv_phase_valid" in sym:         # phases: where the valid and test patterns start
+            start = len(self.train)
+            sim.write(sym["hv_phase_valid"], [start])
+            sim.write(sym["hv_phase_test"], [start + self.valid_patterns])
         self.start_nets(sim)
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 

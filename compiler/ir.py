@@ -160,6 +160,11 @@ class Network:
     #: statistics selected by 'stats' statements (rapsim.compiler.stats),
     #: computed by the host from the outputs after every epoch
     stats: list[str] = field(default_factory=list)
+    #: phases (rapsim.compiler.phases): the net of each phase that differs
+    #: from the main one (a rapsim.compiler.nets.SubNet), and the
+    #: exclusions as written: (kind, name, phases, loc)
+    phases: dict = field(default_factory=dict)
+    exclusions: list = field(default_factory=list)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]

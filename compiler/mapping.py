@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from rapsim.errors import RapError
 
 from .ir import INPUT_KINDS, Loc, Network
-from . import sharing
+from . import phases, sharing
 
 #: how a layer is split inside its node group
 SPLITS = ("units", "patterns", "none")
@@ -190,6 +190,7 @@ def resolve(network: Network, nodes: int, preset: str | None = None, batch: int 
     if m.name != "rows":
         _refuse_clones(network, m)
         sharing.refuse(network, m.name)
+        phases.refuse(network, f"the rows mapping only, not the {m.name} mapping", MappingError)
     return m
 
 

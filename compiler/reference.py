@@ -56,6 +56,7 @@ import numpy as np
 
 from .ir import BINARY_KINDS, INPUT_KINDS, Network
 from .nets import net_of_pattern
+from .phases import of
 from .schedule import next_learning_rate
 
 __all__ = ["Weights", "initial_weights", "pattern_order", "batches", "Model", "Evaluation",
@@ -352,10 +353,13 @@ class Model:
         self.update(acts, deltas, rate, sub)
         return acts
 
-    def outputs(self, x: np.ndarray) -> np.ndarray:
-        """The output layers' activations side by side, for one input row."""
-        acts = self.forward(x)
-        return np.concatenate([acts[n] for n in self.net.outputs])
+    def outputs(self, x: np.ndarray, sub=None) -> np.ndarray:
+        """The output layers' activations side by side, for one input row
+        (by the net ``sub``, default the main net: an output layer it does
+        not hold gives zeros, as the nodes log them; compiler/phases.py)."""
+        acts = self.forward(x, sub)
+        return np.concatenate([acts[n] if n in acts else np.zeros(self.net.layers[n].size)
+                               for n in self.net.outputs])
 
 
 def _matrix(w: Weights, c) -> np.ndarray:
@@ -409,13 +413,17 @@ class Evaluation:
     outputs: np.ndarray         # (patterns, output units)
 
 
-def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray,
+                 outputs: list[str] | None = None) -> np.ndarray:
     """E of every pattern (rows of outputs ``y`` and targets ``t``): mse
     ``1/2 sum (t - y)^2``; cross_entropy ``-sum t ln y`` for softmax outputs
     and ``-sum t ln y + (1 - t) ln(1 - y)`` for sigmoid outputs, with ``y``
-    clipped to [1e-12, 1 - 1e-12]; summed over the output layers."""
+    clipped to [1e-12, 1 - 1e-12]; summed over the output layers (those
+    named in ``outputs``: a phase's, compiler/phases.py; default all)."""
     total = np.zeros(len(y))
     for name, sl in _slices(network, network.outputs).items():
+        if outputs is not None and name not in outputs:
+            continue
         yy, tt = y[:, sl], t[:, sl]
         if network.training.error == "mse":
             total += 0.5 * np.sum((tt - yy) ** 2, axis=1)
@@ -431,12 +439,15 @@ def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
 _THRESHOLD = {"sigmoid": 0.5, "linear": 0.5, "tanh": 0.0}
 
 
-def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray,
+                    outputs: list[str] | None = None) -> np.ndarray:
     """Whether each pattern is right: for every output layer, one unit --
     output and target on the same side of the midpoint (0.5; 0 for tanh);
     several units -- the largest output is where the largest target is."""
     ok = np.ones(len(y), dtype=bool)
     for name, sl in _slices(network, network.outputs).items():
+        if outputs is not None and name not in outputs:
+            continue
         yy, tt = y[:, sl], t[:, sl]
         if yy.shape[1] == 1:
             mid = _THRESHOLD.get(network.layers[name].kind, 0.5)
@@ -446,14 +457,18 @@ def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarra
     return ok
 
 
-def evaluate(model: Model, patterns) -> Evaluation:
-    """Loss and accuracy of ``model`` on a PatternSet (forward passes only)."""
+def evaluate(model: Model, patterns, phase: str | None = None) -> Evaluation:
+    """Loss and accuracy of ``model`` on a PatternSet (forward passes only),
+    by the net of ``phase`` (train, valid or test: compiler/phases.py;
+    None or a phase without exclusions: the main net)."""
+    sub = of(model.net, phase) if phase else None
     if len(patterns) == 0:
         return Evaluation(0.0, 0.0, np.zeros((0, sum(model.net.layers[n].size
                                                       for n in model.net.outputs))))
-    y = np.stack([model.outputs(x) for x in patterns.inputs])
-    loss = float(np.mean(pattern_loss(model.net, y, patterns.targets)))
-    acc = float(np.mean(pattern_correct(model.net, y, patterns.targets)))
+    y = np.stack([model.outputs(x, sub) for x in patterns.inputs])
+    outs = sub.outputs if sub is not None else None
+    loss = float(np.mean(pattern_loss(model.net, y, patterns.targets, outs)))
+    acc = float(np.mean(pattern_correct(model.net, y, patterns.targets, outs)))
     return Evaluation(loss, acc, y)
 
 
@@ -514,6 +529,10 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
     ``network.training.epochs``; ``on_epoch(stats)`` is called after each
     epoch.
 
+    With phases (``exclude``, compiler/phases.py) every pattern is trained
+    by the training net, and the training, validation and test sets are
+    evaluated by the nets of their phases.
+
     ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`): with the data
     and hybrid mappings the epoch is trained in batches of ``nodes * batch`` patterns
     (:func:`batches`, :meth:`Model.train_batch`) instead of on-line; every
@@ -538,14 +557,14 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
             for i, p in enumerate(order):
                 k = net_of_pattern(t.alternate, 1 + len(network.nets), e, i)
                 model.train_pattern(train_set.inputs[p], train_set.targets[p], rate,
-                                    network.nets[k - 1] if k else None)
-        tr = evaluate(model, train_set)
+                                    network.nets[k - 1] if k else of(network, "train"))
+        tr = evaluate(model, train_set, "train")
         stats = EpochStats(e, rate, tr.loss, tr.accuracy)
         if valid_set is not None:
-            va = evaluate(model, valid_set)
+            va = evaluate(model, valid_set, "valid")
             stats.valid_loss, stats.valid_accuracy = va.loss, va.accuracy
         if test_set is not None:
-            te = evaluate(model, test_set)
+            te = evaluate(model, test_set, "test")
             stats.test_loss, stats.test_accuracy = te.loss, te.accuracy
         history.append(stats)
         if on_epoch is not None:
