@@ -20,6 +20,7 @@ from rapsim.compiler.data import PatternSet
 from rapsim.compiler.ir import Schedule
 from rapsim.compiler.mapping import PRESETS, MappingError, resolve
 from rapsim.compiler.parser import parse_file, parse_text
+from rapsim.compiler.reference import evaluate
 from rapsim.compiler.reference import train as reference_train
 from rapsim.compiler.train import random_patterns, train
 
@@ -36,6 +37,7 @@ REFUSED = {"subnet.net": r"net 'direct' \(several nets in one pool\)",
            "clones.net": "(several nets in one pool|the behaviour|user transfer|binary layer)",
            "softsign.net": "uses the user transfer function 'softsign'",
            "autoencoder.net": "connect h->y shares the weights of x->h",
+           "auxiliary.net": r"layer 'aux' is excluded from valid, test \(exclude\)",
            # the back end's test nets (tests/compiler/backend.py)
            "dag": "mapping 'checkerboard': bus connect a->b: the checkerboard splits full",
            "sparse": "mapping 'checkerboard': sparse connect x->h: the checkerboard splits",
@@ -58,7 +60,7 @@ def _net(name):
 
 def test_every_example_is_covered():
     assert set(NETS) >= {"xor.net", "digits.net", "speech.net", "softsign.net", "subnet.net",
-                         "clones.net", "autoencoder.net"}
+                         "clones.net", "autoencoder.net", "auxiliary.net"}
 
 
 @pytest.mark.parametrize("mapping", PRESETS)
@@ -84,5 +86,5 @@ def test_example_maps_or_is_refused(name, mapping):
     sim = train(network, tr, te, nodes=nodes, mapping=mapping, batch=m.batch)
     assert sim.mapping["name"] == mapping
     assert sim.weights.max_difference(ref.model.weights) < 1e-5
-    y_ref = np.stack([ref.model.outputs(x) for x in tr.inputs])
+    y_ref = evaluate(ref.model, tr, "train").outputs        # by the training net
     assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < 1e-5
