@@ -414,8 +414,17 @@ class _Gen:
             e.call("_mxv", [y, Addr(cp.weights.name), self._at(f"cbx{cp.index}_{x}", x, c0),
                             rows, cols, y], comment=f"{cp.connect.name}: y += W_ij x_j (block)")
         if self.n > 1:
-            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
-                   comment=f"sum the blocks' partial products of {lp.name}")
+            # grid row i (ring positions i c .. i c + c - 1) sums its partial
+            # products of R_i down the row into its last node, the owner of R_i
+            r, c = self.grid
+            rows = Split.even(lp.layer.size, r)
+            row = [k // c for k in range(self.n)]
+            e.call("_subring_reduce",
+                   [self._at(f"cbrow_{lp.name}", lp.pnet.name, [rows.lo(i) for i in row]),
+                    e.pernode(f"cbrn_{lp.name}", [rows.rows(i) for i in row]),
+                    e.pernode("cbfirst", [i * c for i in row]),
+                    e.pernode("cblast", [i * c + c - 1 for i in row])],
+                   comment=f"sum the grid row's partial products of {lp.name} (sub-ring)")
         own = self._at(f"pnet_{lp.name}", lp.pnet.name,
                        [lp.split.lo(k) for k in range(self.n)])
         if lp.bias:

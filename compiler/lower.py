@@ -101,6 +101,21 @@ class Split:
         """Every one of ``nodes`` nodes holds all ``size`` units."""
         return cls(size, cls.even(size, nodes).off, whole=True)
 
+    @classmethod
+    def grid_rows(cls, size: int, grid: tuple[int, int]) -> "Split":
+        """The checkerboard's split of a layer over a grid of r x c nodes
+        laid out row by row on the ring: grid row i's units ``R_i`` (the
+        even split of ``size`` over r) are owned by the row's last node,
+        ``i c + c - 1``, where the row's partial products are summed
+        (subring.asm); the other nodes own none."""
+        r, c = grid
+        rows = cls.even(size, r)
+        off = [0]
+        for k in range(r * c):
+            i, j = divmod(k, c)
+            off.append(off[-1] + (rows.rows(i) if j == c - 1 else 0))
+        return cls(size, tuple(off))
+
     @property
     def nodes(self) -> int:
         return len(self.off) - 1
@@ -401,6 +416,8 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         size, where = layers[name].size, mapping.layers[name]
         if mapping.by_patterns or where.split == "patterns":
             return Split.copies(size, nodes)
+        if where.split == "blocks":                 # the checkerboard's grid rows
+            return Split.grid_rows(size, mapping.grid)
         return Split.group(size, nodes, where.first, where.last)
 
     fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
