@@ -403,9 +403,7 @@ class _Gen:
         the partial sums; a reduce-scatter with the layer's split sums the
         grid rows' partial products and leaves each node its own units."""
         e, p = self.e, self.p
-        pnet = Addr(lp.pnet.name)
-        e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
-               comment=f"clear {lp.pnet.name}")
+        self.clear_sums(lp)
         for cp in (c for c in p.connects if c.connect.dst == lp.name):
             src = p.layers[cp.connect.src]
             rows, cols, r0, c0 = self.block(cp)
@@ -425,13 +423,37 @@ class _Gen:
                     e.pernode("cbfirst", [i * c for i in row]),
                     e.pernode("cblast", [i * c + c - 1 for i in row])],
                    comment=f"sum the grid row's partial products of {lp.name} (sub-ring)")
-        own = self._at(f"pnet_{lp.name}", lp.pnet.name,
-                       [lp.split.lo(k) for k in range(self.n)])
+        self.net_from_sums(lp)
+
+    def clear_sums(self, lp: LayerPlan) -> Addr:
+        """Clear a layer's partial net inputs (the checkerboard's blocks, a
+        transposed shared matrix): a whole vector every node adds into."""
+        pnet = Addr(lp.pnet.name)
+        self.e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
+                    comment=f"clear {lp.pnet.name}")
+        return pnet
+
+    def net_from_sums(self, lp: LayerPlan) -> None:
+        """net = the node's own units of the summed partial net inputs (+ bias)."""
+        e = self.e
+        own = self._at(f"pnet_{lp.name}", lp.pnet.name, [lp.split.lo(k) for k in range(self.n)])
         if lp.bias:
             e.call("_vadd", [self.net_own(lp), own, Addr(lp.bias.name), self.rows(lp)],
                    comment="net = sum + bias")
         else:
             e.call("_vcopy", [self.net_own(lp), own, self.rows(lp)])
+
+    def gather_delta(self, lp: LayerPlan, delta: Addr, rows) -> str:
+        """The node's error signal into the layer's whole error vector, then
+        all-gathered (every node's weight rows meet all of it)."""
+        e, dall = self.e, lp.dwhole.name
+        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
+                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
+               comment="this node's error signal into the whole vector")
+        if self.split(lp):
+            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
+                   comment=f"all-gather {dall}")
+        return dall
 
     def backward_blocks(self, lp: LayerPlan, delta: Addr, rows) -> None:
         """The checkerboard's backward step of a layer's incoming weights:
@@ -440,13 +462,7 @@ class _Gen:
         sums (reduce-scattered at the source, as in rows) and ``W_ij += eta
         d_i x_j^T``."""
         e, p = self.e, self.p
-        dall = lp.dwhole.name
-        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
-                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
-               comment="this node's error signal into the whole vector")
-        if self.n > 1:
-            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
-                   comment=f"all-gather {dall}")
+        dall = self.gather_delta(lp, delta, rows)
         for cp in (c for c in p.connects if c.connect.dst == lp.name):
             src = p.layers[cp.connect.src]
             brows, bcols, r0, c0 = self.block(cp)
@@ -476,9 +492,7 @@ class _Gen:
         node its own units.  Then ``net = own sums + bias``; the other
         incoming connects add to it."""
         e, p = self.e, self.p
-        pnet = Addr(lp.pnet.name)
-        e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
-               comment=f"clear {lp.pnet.name}")
+        pnet = self.clear_sums(lp)
         for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
             src = p.layers[cp.connect.src]
             e.call("_mxtv", [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
@@ -487,12 +501,7 @@ class _Gen:
         if self.split(lp):
             e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
                    comment=f"sum the partial net inputs of {lp.name}")
-        own = self._at(f"pnet_{lp.name}", lp.pnet.name, [lp.split.lo(k) for k in range(self.n)])
-        if lp.bias:
-            e.call("_vadd", [self.net_own(lp), own, Addr(lp.bias.name), self.rows(lp)],
-                   comment="net = sum + bias")
-        else:
-            e.call("_vcopy", [self.net_own(lp), own, self.rows(lp)])
+        self.net_from_sums(lp)
 
     def backward_transposed(self, lp: LayerPlan, delta: Addr, rows) -> None:
         """The backward step of the shared matrices used transposed into a
@@ -503,13 +512,7 @@ class _Gen:
         nodes).  The updates come after the backward pass
         (:meth:`shared_updates`)."""
         e, p = self.e, self.p
-        dall = lp.dwhole.name
-        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
-                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
-               comment="this node's error signal into the whole vector")
-        if self.split(lp):
-            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
-                   comment=f"all-gather {dall}")
+        dall = self.gather_delta(lp, delta, rows)
         for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
             src = p.layers[cp.connect.src]
             if src.err is not None:
