@@ -35,6 +35,7 @@ from .sparse import explicit_pairs, generate
 from .behaviours import build_behaviours
 from .nets import build_subnets, reachable
 from .transfer import build_transfers
+from . import phases, sharing
 
 __all__ = ["build_network", "derive_orders"]
 
@@ -51,12 +52,15 @@ def build_network(desc: Description) -> Network:
     layers = _layers(desc, errors, transfers, declared)
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
+    sharing.resolve(desc.connects, connects, layers, errors, len(desc.nets) > 1)
     _graph(layers, connects, inputs, outputs, errors)
     subnets = []
     if len(desc.nets) > 1 and inputs and outputs:
         others = [d for d in desc.nets[1:] if d.name.text != name]
         subnets = build_subnets(others, layers, connects, inputs, outputs,
                                 lambda d: _roles(d, layers, errors), errors)
+    phase_nets, exclusions = ({}, []) if errors else phases.build(
+        desc.layers, desc.connects, layers, connects, inputs, outputs, errors, len(desc.nets) > 1)
     behaviours = build_behaviours(desc.behaviours, layers, errors,
                                   [d.name.text for d in desc.nets])
     for b in behaviours:
@@ -75,7 +79,8 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats, placement=placement, overlap=overlap)
+                  nets=subnets, stats=stats, placement=placement, overlap=overlap,
+                  phases=phase_nets, exclusions=exclusions)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 

@@ -39,6 +39,7 @@ from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pat
 from rapsim.compiler.schedule import next_learning_rate
 from rapsim.compiler.stats import available, compute
 from rapsim.compiler.mapping import require_rows
+from rapsim.compiler.phases import of
 from rapsim.compiler.stream import (DEFAULT_BLOCK, STREAMING, StreamingHost, compile_streaming,
                                     is_streaming)
 from rapsim.config import MachineConfig
@@ -193,22 +194,25 @@ class _Schedule:
         self.stopped_by = (resume.stopped_by if resume and resume.stopped_by != "behaviour"
                            else "epochs")
 
+    def _figures(self, y: np.ndarray, t: np.ndarray, phase: str) -> tuple[float, float]:
+        """Loss and accuracy of a set evaluated by the net of ``phase``, over
+        that net's outputs (compiler/phases.py)."""
+        sub = of(self.net, phase)
+        outs = sub.outputs if sub is not None else None
+        return (float(np.mean(pattern_loss(self.net, y, t, outs))),
+                float(np.mean(pattern_correct(self.net, y, t, outs))))
+
     def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
         if outputs is not None:
             n = len(self.t_train)
-            y = outputs[:n]
-            st = EpochStats(epoch - 1, self.rate,
-                            float(np.mean(pattern_loss(self.net, y, self.t_train))),
-                            float(np.mean(pattern_correct(self.net, y, self.t_train))))
+            st = EpochStats(epoch - 1, self.rate, *self._figures(outputs[:n], self.t_train,
+                                                                 "train"))
             v = n + (0 if self.t_valid is None else len(self.t_valid))
             if self.t_valid is not None:
-                yv = outputs[n:v]
-                st.valid_loss = float(np.mean(pattern_loss(self.net, yv, self.t_valid)))
-                st.valid_accuracy = float(np.mean(pattern_correct(self.net, yv, self.t_valid)))
+                st.valid_loss, st.valid_accuracy = self._figures(outputs[n:v], self.t_valid,
+                                                                 "valid")
             if self.t_test is not None:
-                yt = outputs[v:]
-                st.test_loss = float(np.mean(pattern_loss(self.net, yt, self.t_test)))
-                st.test_accuracy = float(np.mean(pattern_correct(self.net, yt, self.t_test)))
+                st.test_loss, st.test_accuracy = self._figures(outputs[v:], self.t_test, "test")
             self.history.append(st)
             if self.stat_names:
                 rec = {"epoch": epoch - 1,
@@ -289,6 +293,12 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     unknown = [s for s in names if s not in available()]
     if unknown:
         raise RapError(f"unknown statistic {unknown[0]!r} (there are: {', '.join(available())})")
+    short = next(((ph, n) for ph, sub in net.phases.items() for n in net.outputs
+                  if n not in sub.outputs), None)
+    if names and short is not None:
+        raise RapError(f"statistics ({', '.join(names)}) read every output layer, and output "
+                       f"layer {short[1]!r} is excluded from the {short[0]} net (exclude): "
+                       f"statistics with phases that drop an output are not supported")
     sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names, valid_set)
     n_train = len(train_set.inputs)
     n_valid = 0 if sched.t_valid is None else len(sched.t_valid)
@@ -309,6 +319,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                                  block=stream_block or DEFAULT_BLOCK)
         sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".")
         sim.load(program.image)
+        host.valid_patterns = n_valid
         host.load(sim)
         hooks = _hook_host(program, callbacks, host, sim)
         host.write_weights(sim, weights or initial_weights(net),
