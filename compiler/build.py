@@ -100,7 +100,8 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     for a host callback."""
     if mapping is None:
         from rapsim.compiler.mapping import resolve
-        mapping = resolve(network, nodes)
+        from rapsim.compiler.pipeline import apply_schedule
+        mapping = apply_schedule(network, resolve(network, nodes))
     plan = lower(network, nodes, memory, mapping)
     plan.host_hooks = list(host_hooks)
     return build_program(plan, lambda long_branches: generate(plan, long_branches))

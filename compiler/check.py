@@ -67,6 +67,7 @@ def build_network(desc: Description) -> Network:
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     placement = _placement(desc, errors)
+    schedule, schedule_loc = _schedule(desc, errors)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
@@ -74,7 +75,8 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats, placement=placement)
+                  nets=subnets, stats=stats, placement=placement, schedule=schedule,
+                  schedule_loc=schedule_loc)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -198,7 +200,7 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
     roles: dict[str, list[str]] = {"input": [], "hidden": [], "output": []}
     seen: dict[str, Loc] = {}
     for role, names in net.entries:
-        if role.text == "partition":            # the net-level default split (_placement)
+        if role.text in ("partition", "schedule"):  # net-level mapping entries (_placement)
             continue
         if role.text not in roles:
             errors.append((role.loc, f"unknown entry {role.text!r} in net {net.name.text!r} "
@@ -234,6 +236,26 @@ def _placement(desc: Description, errors: list) -> dict:
             else:
                 out[""] = PlacementAttrs(names[0].text, role.loc)
     return out
+
+
+def _schedule(desc: Description, errors: list):
+    """The net block's ``schedule NAME`` (rapsim.compiler.pipeline), once:
+    (name, place), or (None, None) when it is not written."""
+    from .mapping import SCHEDULES
+    found = (None, None)
+    for net in desc.nets[:1]:
+        for role, names in net.entries:
+            if role.text != "schedule":
+                continue
+            if found[0] is not None:
+                errors.append((role.loc, f"'schedule' is given twice in net {net.name.text!r} "
+                                         f"(at {found[1]})"))
+            elif len(names) != 1 or names[0].text not in SCHEDULES:
+                errors.append((role.loc, f"schedule in a net block takes one of "
+                                         f"{', '.join(SCHEDULES)}"))
+            else:
+                found = (names[0].text, role.loc)
+    return found
 
 
 def _where(net: NetDecl, layer: str) -> Loc:

@@ -455,9 +455,15 @@ class _Gen:
                 e.call("_mxout", [W, d, x, brows, bcols], [Var("hv_eta")],
                        comment="W_ij += eta d_i x_j^T")
 
-    def forward(self, part: str | None = None) -> None:
+    def forward(self, part: str | None = None, tick: bool = False) -> None:
+        """The forward pass of one pattern; ``tick``: one tick of the
+        pipeline (compiler/pipeline.py): the layers in backward order, so
+        that each reads its sources as the previous tick left them, and the
+        all-gathers after all of them."""
         e, p = self.e, self.p
-        for name in self.part(self.fwd_layers(), part):
+        gathers = [] if tick else None
+        names = self.part(self.fwd_layers(), part)
+        for name in (names[::-1] if tick else names):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             if self.training:
@@ -519,13 +525,50 @@ class _Gen:
                 e.call(t.forward, [act, net, rows], comment=f"transfer {t.name}: y = f(net)")
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
-            if lp.gathered:
+            if lp.gathered and gathers is not None:
+                gathers.append(lp)
+            elif lp.gathered:
                 self.gather(lp, lp.act)
             if lp.blist is not None:
                 e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
                        comment=f"{name}: the index list of its active units")
             if self.training:
                 self.hook("after_forward", name)
+        for lp in gathers or []:
+            self.gather(lp, lp.act)
+
+    def pipeline_loop(self, label: str) -> None:
+        """The pipelined evaluation pass (compiler/pipeline.py): R4
+        patterns in R4 + S - 1 ticks; a tick loads the next pattern's input
+        record while there is one (the first R4 ticks), runs every stage
+        (:meth:`forward` with ``tick``) and logs the outputs once the first
+        pattern has reached the output stage (from tick S - 1 on)."""
+        from rapsim.compiler.pipeline import stages
+        e, fill = self.e, stages(self.p.network).fill
+        e.comment(f"pipelined evaluation: {fill} ticks to fill, {fill} to drain")
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
+        if fill:
+            e.ins("ADDI", str(fill), "R4", comment="R4: ticks left (patterns + fill)")
+            e.ins("LDI", str(fill), "R6", comment="R6: ticks before the first output")
+        e.label(label)
+        if fill:
+            e.ins("CMPI", str(fill), "R4")
+            e.branch("LE", f"{label}_drain", comment="draining: no new pattern")
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        e.label(f"{label}_drain")
+        self.forward(tick=True)
+        if fill:
+            e.ins("CMPI", "0", "R6")
+            e.branch("EQ", f"{label}_out")
+            e.ins("SUBI", "1", "R6", comment="filling: no output yet")
+            e.ins("BR", f"{label}_next")
+            e.label(f"{label}_out")
+        self.log_outputs()
+        e.label(f"{label}_next")
+        e.ins("SUBI", "1", "R4")
+        e.branch("NZ", label)
 
     def log_outputs(self) -> None:
         e = self.e
@@ -1015,6 +1058,9 @@ class _Gen:
             e.branch("LE", "evaluated")
             self.pattern_loop("tpattern", train=False)
             e.label("evaluated")
+        elif p.mapping is not None and p.mapping.schedule == "pipeline":
+            e.branch("LE", "next")
+            self.pipeline_loop("ttick")
         else:
             e.branch("LE", "next")
             self.pattern_loop("tpattern", train=False)

@@ -136,6 +136,10 @@ class Network:
     #: placement attributes as written (rapsim.compiler.mapping.PlacementAttrs),
     #: by layer name; "" is the net-level default (``partition`` in the net block)
     placement: dict = field(default_factory=dict)
+    #: the net block's ``schedule NAME`` (lockstep, pipeline or stream;
+    #: rapsim.compiler.pipeline) and its place; None: not written
+    schedule: str | None = None
+    schedule_loc: Loc | None = None
     #: user transfer functions by name (rapsim.compiler.transfer.Transfer):
     #: a layer whose kind is one of these names uses its routines
     transfers: dict = field(default_factory=dict)

@@ -79,6 +79,9 @@ class TrainResult:
     stats: list = field(default_factory=list)
     mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
     valid_patterns: int = 0             # the validation set's (evaluated before the test set)
+    #: schedule pipeline: stages, fill and drain ticks, cycles per tick and
+    #: per stage (rapsim.compiler.pipeline.stage_balance); {} otherwise
+    pipeline: dict = field(default_factory=dict)
 
     @property
     def simulated_seconds(self) -> float:
@@ -125,6 +128,7 @@ class TrainResult:
             "machine": self.totals,
             "database": self.database,
             "mapping": self.mapping,
+            **({"pipeline": self.pipeline} if self.pipeline else {}),
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
@@ -338,12 +342,17 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     mapping = program.plan.mapping.to_dict() if program.plan.mapping is not None else {}
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
+    pipe = {}
+    if program.plan.mapping is not None and program.plan.mapping.schedule == "pipeline":
+        from rapsim.compiler.pipeline import stage_balance, stages
+        pipe = stage_balance(program.plan, host.marks,
+                             host.eval_patterns + stages(net).fill)
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train - n_valid, perf, res.cycles,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats, mapping, n_valid)
+                       state, sched.stats, mapping, n_valid, pipe)
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
@@ -371,7 +380,7 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           stats: list[str] | None = None, stream: bool | None = None,
           stream_block: int | None = None, callbacks: dict | None = None,
           mapping: str | None = None, batch: int = 1,
-          valid_set: PatternData | None = None) -> TrainResult:
+          valid_set: PatternData | None = None, schedule: str | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -385,17 +394,29 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     stops the nodes at its point (its simulated cost is in the figures).
     ``mapping`` (a preset name: rows, data, ...) and ``batch`` choose the
     mapping (:func:`rapsim.compiler.mapping.resolve`; default: the
+    description's); ``schedule`` its schedule (lockstep, pipeline:
+    :func:`rapsim.compiler.pipeline.apply_schedule`; default: the
     description's)."""
     from rapsim.compiler.behaviours import hook_points
-    from rapsim.compiler.mapping import resolve
     config = config or MachineConfig(nodes=nodes or 1)
     points = list(hook_points(callbacks or {}, network))
     program = compile_network(network, config.nodes, config.memory, host_hooks=points,
-                              mapping=resolve(network, config.nodes, mapping, batch))
+                              mapping=scheduled_mapping(network, config.nodes, mapping, batch,
+                                                        schedule))
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
                        stats=stats, stream=stream, stream_block=stream_block,
                        callbacks=callbacks, valid_set=valid_set)
+
+
+def scheduled_mapping(network: Network, nodes: int, mapping: str | None = None,
+                      batch: int = 1, schedule: str | None = None):
+    """The mapping of a preset (or the description's) with its schedule
+    (:func:`rapsim.compiler.mapping.resolve`,
+    :func:`rapsim.compiler.pipeline.apply_schedule`)."""
+    from rapsim.compiler.mapping import resolve
+    from rapsim.compiler.pipeline import apply_schedule
+    return apply_schedule(network, resolve(network, nodes, mapping, batch), schedule)
 
 
 @dataclass
@@ -443,19 +464,19 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
             sample_every: int = 0, instrument=None, mapping: str | None = None,
-            batch: int = 1) -> TrainResult:
+            batch: int = 1, schedule: str | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
-    ``mapping``, ``batch``: see :func:`train`."""
-    from rapsim.compiler.mapping import resolve
+    ``mapping``, ``batch``, ``schedule``: see :func:`train`."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory,
-                                  mapping=resolve(net, config.nodes, mapping, batch))
+                                  mapping=scheduled_mapping(net, config.nodes, mapping, batch,
+                                                            schedule))
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])

@@ -204,7 +204,19 @@ def report(result, file=None) -> None:
     if result.mapping:
         con.print(f"mapping {result.mapping['name']}"
                   + (f", batch {result.mapping['batch']} per node"
-                     if result.mapping["name"] in ("data", "hybrid") else ""))
+                     if result.mapping["name"] in ("data", "hybrid") else "")
+                  + (f", schedule {result.mapping['schedule']}"
+                     if result.mapping.get("schedule", "lockstep") != "lockstep" else ""))
+    if result.pipeline:
+        p = result.pipeline
+        con.print(f"pipeline: {p['stages']} stages, {p['fill_ticks']} ticks to fill, "
+                  f"{p['drain_ticks']} to drain, {p['ticks_per_pass']} ticks an evaluation pass, "
+                  f"{p['cycles_per_tick']:.0f} cycles a tick; busy cycles a tick by stage "
+                  f"(busiest node, ring waits left out): "
+                  + ", ".join(f"{s['stage']} {'+'.join(s['layers'])} (nodes {s['nodes'][0]}.."
+                              f"{s['nodes'][1]}) {s['busy_cycles_per_tick']:.0f}"
+                              for s in p["per_stage"])
+                  + f"; balance {p['balance']:.2f} (least / most)")
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
@@ -292,7 +304,7 @@ class _Progress:
 
 
 def run(args) -> int:
-    from rapsim.commands.cc import load_network, resolve_mapping
+    from rapsim.commands.cc import describe_mapping, load_network, resolve_mapping
     from rapsim.commands.run import machine_config
     from rapsim.compiler.build import compile_network
     from rapsim.compiler.train import TrainingFailed, run_program
@@ -308,7 +320,7 @@ def run(args) -> int:
     mapping = resolve_mapping(args, net, config.nodes)
     program = compile_network(net, config.nodes, config.memory, mapping=mapping)
     if not args.quiet:
-        print(mapping.describe(), file=sys.stderr)
+        print(describe_mapping(mapping, net), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")
     if resume is not None:
         done = resume.epochs_done
