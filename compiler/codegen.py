@@ -458,10 +458,13 @@ class _Gen:
     def forward(self, part: str | None = None, tick: bool = False) -> None:
         """The forward pass of one pattern; ``tick``: one tick of the
         pipeline (compiler/pipeline.py): the layers in backward order, so
-        that each reads its sources as the previous tick left them, and the
-        all-gathers after all of them."""
+        that each reads its sources as the previous tick left them, then
+        the ring's part of a softmax split over a group (its maximum and
+        sum: a collective, which would hold the other stages back if it
+        came between them) and the all-gathers, after all of them."""
         e, p = self.e, self.p
         gathers = [] if tick else None
+        softmax = []
         names = self.part(self.fwd_layers(), part)
         for name in (names[::-1] if tick else names):
             lp = p.layers[name]
@@ -515,6 +518,8 @@ class _Gen:
                 e.call("_vtanh", [act, net, rows])
             elif lp.kind == "linear":
                 e.call("_vcopy", [act, net, rows])
+            elif lp.kind == "softmax" and gathers is not None and self.split(lp):
+                softmax.append((act, net, rows))    # its ring sums after every stage's work
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
                 e.call("_vsoftmax_ring" if self.split(lp) else "_vsoftmax", [act, net, rows])
@@ -534,6 +539,8 @@ class _Gen:
                        comment=f"{name}: the index list of its active units")
             if self.training:
                 self.hook("after_forward", name)
+        for args in softmax:
+            e.call("_vsoftmax_ring", list(args), comment="softmax: maximum and sum over the ring")
         for lp in gathers or []:
             self.gather(lp, lp.act)
 
