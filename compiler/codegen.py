@@ -455,13 +455,15 @@ class _Gen:
                 e.call("_mxout", [W, d, x, brows, bcols], [Var("hv_eta")],
                        comment="W_ij += eta d_i x_j^T")
 
-    def forward(self, part: str | None = None, tick: bool = False) -> None:
+    def forward(self, part: str | None = None, tick: bool = False,
+                exchange: bool = True) -> None:
         """The forward pass of one pattern; ``tick``: one tick of the
         pipeline (compiler/pipeline.py): the layers in backward order, so
         that each reads its sources as the previous tick left them, then
         the ring's part of a softmax split over a group (its maximum and
         sum: a collective, which would hold the other stages back if it
-        came between them) and the all-gathers, after all of them."""
+        came between them) and the all-gathers, after all of them (without
+        ``exchange``: left in ``self.pending`` for the caller)."""
         e, p = self.e, self.p
         gathers = [] if tick else None
         softmax = []
@@ -541,6 +543,9 @@ class _Gen:
                 self.hook("after_forward", name)
         for args in softmax:
             e.call("_vsoftmax_ring", list(args), comment="softmax: maximum and sum over the ring")
+        if not exchange:
+            self.pending = gathers or []
+            return
         for lp in gathers or []:
             self.gather(lp, lp.act)
 
@@ -1048,6 +1053,9 @@ class _Gen:
             e.ins("STI", "R0", "@" + self.netsel(), comment="the main net first")
         if self.data:
             self.batch_loop()
+        elif p.mapping is not None and p.mapping.schedule == "pipeline":
+            from rapsim.compiler.pipeline_gen import train_ticks
+            train_ticks(self, "tick")
         else:
             self.pattern_loop("pattern", train=True)
         self.barrier()

@@ -282,6 +282,8 @@ class Plan:
     slot_offset: dict[str, int] = field(default_factory=dict)
     eslots: Buffer | None = None
     eslot_offset: dict[str, int] = field(default_factory=dict)
+    #: more buffers of a schedule (the pipeline's stashes: compiler/pipeline.py)
+    extra: list = field(default_factory=list)
 
     @property
     def hybrid(self) -> bool:
@@ -316,7 +318,7 @@ class Plan:
         if self.grad is not None:
             out.append(self.grad)
         out += [b for b in (self.slots, self.eslots) if b is not None]
-        return out
+        return out + self.extra
 
     def weight_words(self) -> int:
         return sum(b.words for b in self.buffers if b.kind == "matrix")
@@ -519,6 +521,9 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         _grad_buffer(plan)
     if plan.hybrid:
         _slots(plan)
+    if mapping.schedule == "pipeline":
+        from .pipeline import stash_buffers
+        plan.extra = stash_buffers(plan)
     _place(plan)
     return plan
 

@@ -13,10 +13,13 @@
     all-gathers passes every group's outputs downstream.  A pattern entered
     at tick t is at stage s (the s-th layer of the chain) at tick t + s - 1
     and leaves the output stage at tick t + S - 1; S - 1 ticks fill the
-    pipeline and S - 1 drain it.  The evaluation (forward) passes run
-    pipelined; the training passes run lock-step on the same groups (a
-    staleness of zero: exact on-line back-propagation, the reference
-    without a mapping).
+    pipeline and S - 1 drain it.  Training runs in the pipeline too
+    (compiler/pipeline_gen.py): in each tick every stage also takes one
+    pattern backward, the error signals travelling one stage upstream a
+    tick, so stage s updates its weights for a pattern 2 (S - s) ticks
+    after its forward step for it: that forward step ran 2 (S - s) updates
+    behind (the staleness rule; compiler/pipeline_reference.py is its
+    numpy reference).
 ``stream``
     Statestream's layerwise-parallel frames: not built yet, refused.
 
@@ -117,7 +120,36 @@ def apply_schedule(network: Network, mapping: Mapping, option: str | None = None
         raise MappingError(f"schedule pipeline ({_where(source, network)}) runs layers on "
                            f"consecutive node groups (the layers mapping), not {asked}", loc)
     stages(network)
+    for c in network.connects:
+        if c.kind != "full":
+            raise MappingError(f"schedule pipeline: {c.kind} connect {c.name}: the pipelined "
+                               f"training ticks run full connects only", c.loc)
     return mapping
+
+
+def slots(network: Network) -> int:
+    """Stash slots of a pipelined training pass: stage s keeps what it
+    computed for a pattern 2 (S - s) ticks, so 2 S - 1 slots, indexed by
+    the tick modulo 2 S - 1, hold every stage's."""
+    return 2 * stages(network).depth - 1
+
+
+def stash_buffers(plan) -> list:
+    """The pipelined training's stashes (:func:`slots` slots each): every
+    layer's own slice of its activations, every connect's whole source
+    vector as the forward pass read it, and the pattern of each tick."""
+    from .lower import Buffer
+    m = slots(plan.network)
+    out = [Buffer("pst_cur", m, "table", role="pipeline: the pattern of each tick")]
+    for name in plan.forward:
+        lp = plan.layers[name]
+        out.append(Buffer(f"pst_y_{name}", m * max(lp.split.max_rows, 1), "table",
+                          role=f"pipeline: {name}'s own activations, {m} ticks"))
+    for cp in plan.connects:
+        size = plan.layers[cp.connect.src].layer.size
+        out.append(Buffer(f"pst_x{cp.index}", m * size, "table",
+                          role=f"pipeline: {cp.connect.name}'s source, {m} ticks"))
+    return out
 
 
 def describe(mapping: Mapping, network: Network) -> str:
@@ -132,7 +164,9 @@ def describe(mapping: Mapping, network: Network) -> str:
     return (f"schedule pipeline ({mapping.schedule_source}): {st.depth} stage"
             f"{'s' if st.depth > 1 else ''} ({groups}); evaluation pipelined, every group on "
             f"a different pattern in each tick, {st.fill} tick{'s' if st.fill != 1 else ''} "
-            f"to fill and {st.drain} to drain; training lock-step on the groups (no staleness)")
+            f"to fill and {st.drain} to drain; training pipelined too, {2 * st.depth - 2} "
+            f"ticks to fill and drain, each stage's forward step 2 (S - s) updates behind "
+            f"its backward step ({', '.join(f'stage {s}: {2 * (st.depth - s)}' for s in range(1, st.depth + 1))})")
 
 
 def stage_balance(plan, marks: list, frames: int) -> dict:
@@ -170,9 +204,11 @@ def stage_balance(plan, marks: list, frames: int) -> dict:
         nodes = sorted({k for n in names for k in range(m.layers[n].first,
                                                          m.layers[n].last + 1)})
         out.append({"stage": s, "layers": names, "nodes": [nodes[0], nodes[-1]],
-                    "busy_cycles_per_tick": max(busy[k] for k in nodes) / ticks})
+                    "busy_cycles_per_tick": max(busy[k] for k in nodes) / ticks,
+                    "staleness": 2 * (st.depth - s)})
     worst = max((x["busy_cycles_per_tick"] for x in out), default=0.0)
     best = min((x["busy_cycles_per_tick"] for x in out), default=0.0)
     return {"stages": st.depth, "fill_ticks": st.fill, "drain_ticks": st.drain,
-            "ticks_per_pass": frames, "cycles_per_tick": span / ticks,
+            "ticks_per_pass": frames, "train_extra_ticks": 2 * st.depth - 2,
+            "cycles_per_tick": span / ticks,
             "balance": best / worst if worst else 1.0, "per_stage": out}

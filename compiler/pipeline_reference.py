@@ -16,7 +16,7 @@ import numpy as np
 
 from .ir import INPUT_KINDS
 from .pipeline import stages
-from .reference import Model, _through
+from .reference import Model, _step, _through
 
 
 def tick_states(model: Model, state: dict, x: np.ndarray) -> dict:
@@ -49,3 +49,54 @@ def pipelined_outputs(model: Model, inputs: np.ndarray) -> np.ndarray:
         if t >= depth - 1:
             rows.append(np.concatenate([state[n] for n in net.outputs]))
     return np.array(rows)
+
+
+def train_epoch(model: Model, inputs: np.ndarray, targets: np.ndarray, order, rate: float
+                ) -> None:
+    """One epoch of pipelined training (the staleness rule of
+    docs/compiler.md, "Schedules"): the patterns ``order`` enter one a tick;
+    in tick t stage s computes pattern t - s + 1 forward with its weights as
+    they are, then takes pattern b = t - 2 S + s + 1 backward: its error
+    signal from the activations it computed for b (2 (S - s) ticks ago) and,
+    below the output, the errors stage s + 1 sent back in tick t - 1;
+    ``W^T d`` through its weights as they are now, then ``W += rate d x^T``
+    (with momentum) with the source vector it read for b."""
+    net = model.net
+    st = stages(net)
+    S, P = st.depth, len(order)
+    r, w = model._r, model.weights
+    alpha = net.training.momentum
+    state = {n: np.zeros(l.size) for n, l in net.layers.items()}
+    stash: dict = {}                    # (layer, pattern) -> (y, {connect: x})
+    sent: dict = {}                     # errors sent back in the previous tick, by layer
+    for t in range(P + 2 * S - 2):
+        p_in = order[min(t, P - 1)]
+        old = state
+        state = tick_states(model, old, inputs[p_in])
+        for name, s in st.of.items():
+            xs = {c.name: (state if net.layers[c.src].kind in INPUT_KINDS else old)[c.src]
+                  for c in net.incoming(name)}
+            stash[(name, t - s + 1)] = (state[name], xs)
+        now: dict = {}
+        for s in range(1, S + 1):
+            b = t - 2 * S + s + 1
+            if not 0 <= b < P:
+                continue
+            for name in st.layers(s):
+                y, xs = stash.pop((name, b))
+                layer = net.layers[name]
+                if name in net.outputs:
+                    tt = targets[order[b]][model.out_slices[name]]
+                    d = (r(tt - y) if net.training.error == "cross_entropy"
+                         else r(r(tt - y) * model.derivative(layer.kind, y)))
+                else:
+                    d = r(sent[name] * model.derivative(layer.kind, y))
+                if layer.bias:
+                    model._apply(w.biases, model.momentum.biases, name, rate * d, alpha)
+                for c in net.incoming(name):
+                    if net.layers[c.src].kind not in INPUT_KINDS:
+                        e = _through(c, w.connects[c.name], d, net.layers[c.src].size, back=True)
+                        now[c.src] = r(now.get(c.src, 0) + e)
+                    model._apply(w.connects, model.momentum.connects, c.name,
+                                 _step(c, d, xs[c.name], rate), alpha)
+        sent = now

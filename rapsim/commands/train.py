@@ -216,7 +216,10 @@ def report(result, file=None) -> None:
                   + ", ".join(f"{s['stage']} {'+'.join(s['layers'])} (nodes {s['nodes'][0]}.."
                               f"{s['nodes'][1]}) {s['busy_cycles_per_tick']:.0f}"
                               for s in p["per_stage"])
-                  + f"; balance {p['balance']:.2f} (least / most)")
+                  + f"; balance {p['balance']:.2f} (least / most); training: "
+                  f"{p['train_extra_ticks']} ticks beyond the patterns, forward steps behind "
+                  f"by " + ", ".join(str(s["staleness"]) for s in p["per_stage"])
+                  + " updates (stage 1 first)")
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
