@@ -7,10 +7,10 @@ the lock-step layers mapping (docs/bench.md, "Schedules").
     pytest benchmarks/bench_pipeline.py --benchmark-only
 
 Each point is :func:`rapsim.compiler.train.measure` twice, with 8 and 24
-evaluation patterns; the figures are the 16 extra patterns' (the marginal
-cost, as ``rap bench`` measures it), so a pipeline's fill and drain ticks,
-paid once a pass, drop out and what is left is the steady state: one
-pattern per tick.  The tick and the stages' busy cycles are the longer
+evaluation patterns (4 and 12 of them trained first); the figures are the
+extra patterns' (the marginal cost, as ``rap bench`` measures it), so a
+pipeline's fill and drain ticks, paid once a pass, drop out and what is
+left is the steady state: one pattern per tick.  The tick and the stages' busy cycles are the longer
 run's (rapsim.compiler.pipeline.stage_balance).
 """
 from __future__ import annotations
@@ -47,12 +47,14 @@ def point(case: str, nodes: int) -> dict:
     _, mapping, schedule = next(c for c in CASES if c[0] == case)
     net = parse_text(NET, "deep.net")
     t0 = time.perf_counter()
-    runs = [measure(net, MachineConfig(nodes=nodes), train_patterns=1, test_patterns=n - 1,
-                    mapping=mapping, schedule=schedule) for n in (SHORT, LONG)]
+    runs = [measure(net, MachineConfig(nodes=nodes), train_patterns=n // 2,
+                    test_patterns=n - n // 2, mapping=mapping, schedule=schedule)
+            for n in (SHORT, LONG)]
     perf = runs[1].performance - runs[0].performance
-    ev = perf.evaluate
-    out = {"case": case, "nodes": nodes, "mcps": perf.mcps,
+    ev, tr = perf.evaluate, perf.train
+    out = {"case": case, "nodes": nodes, "mcps": perf.mcps, "mcups": perf.mcups,
            "eval_cycles_per_pattern": ev.cycles / ev.patterns,
+           "train_cycles_per_pattern": tr.cycles / tr.patterns,
            "wall_s": time.perf_counter() - t0}
     pipe = runs[1].pipeline
     if pipe:
@@ -74,12 +76,15 @@ def test_forward_throughput(benchmark, case, nodes):
 
 
 def main(nodes: list[int]) -> None:
-    print(f"4 x {UNITS}x{UNITS} MLP, forward throughput (marginal, {LONG - SHORT} patterns)")
-    print(f"{'case':<9} {'nodes':>5} {'MCPS':>8} {'cyc/fwd':>8}  stages' busy cycles a tick")
+    print(f"4 x {UNITS}x{UNITS} MLP (marginal figures of {LONG - SHORT} evaluation and "
+          f"{(LONG - SHORT) // 2} training patterns)")
+    print(f"{'case':<9} {'nodes':>5} {'MCPS':>8} {'cyc/fwd':>8} {'MCUPS':>8} {'cyc/trn':>8}  "
+          f"stages' busy cycles a tick")
     for n in nodes:
         for case, _, _ in CASES:
             r = point(case, n)
-            print(f"{case:<9} {n:>5} {r['mcps']:>8.1f} {r['eval_cycles_per_pattern']:>8.0f}  "
+            print(f"{case:<9} {n:>5} {r['mcps']:>8.1f} {r['eval_cycles_per_pattern']:>8.0f} "
+                  f"{r['mcups']:>8.1f} {r['train_cycles_per_pattern']:>8.0f}  "
                   + (f"{r['stage_busy_cycles']} balance {r['balance']:.2f}"
                      if "balance" in r else ""))
             sys.stdout.flush()
