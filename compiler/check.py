@@ -51,7 +51,8 @@ def build_network(desc: Description) -> Network:
     layers = _layers(desc, errors, transfers, declared)
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
-    _graph(layers, connects, inputs, outputs, errors)
+    schedule, schedule_loc = _schedule(desc, errors)
+    cycles = _graph(layers, connects, inputs, outputs, errors, schedule == "stream")
     subnets = []
     if len(desc.nets) > 1 and inputs and outputs:
         others = [d for d in desc.nets[1:] if d.name.text != name]
@@ -67,7 +68,6 @@ def build_network(desc: Description) -> Network:
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     placement = _placement(desc, errors)
-    schedule, schedule_loc = _schedule(desc, errors)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
@@ -76,8 +76,13 @@ def build_network(desc: Description) -> Network:
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
                   nets=subnets, stats=stats, placement=placement, schedule=schedule,
-                  schedule_loc=schedule_loc)
-    net.forward_order, net.backward_order = derive_orders(net)
+                  schedule_loc=schedule_loc, cycles=cycles)
+    if cycles:                  # schedule stream: every layer reads the previous frame
+        from .frames import stream_order
+        net.forward_order = stream_order(net.layers, net.connects, net.inputs)
+        net.backward_order = net.forward_order[::-1]
+    else:
+        net.forward_order, net.backward_order = derive_orders(net)
     return net
 
 
@@ -301,7 +306,11 @@ def _connects(desc: Description, layers: dict[str, Layer], outputs: set,
         if src.kind in BINARY_KINDS and kind != "full":
             errors.append((d.kind.loc, f"a {src.kind} layer can only be the source of full "
                                        f"connects; {name!r} is {kind}"))
-        if kind != "sparse" and (d.pairs is not None or d.generator is not None):
+        from .frames import PLASTICITIES, plasticity
+        if (kind == "full" and d.generator is not None
+                and d.generator.name.text in PLASTICITIES):
+            c.plasticity = plasticity(d.generator, errors)
+        elif kind != "sparse" and (d.pairs is not None or d.generator is not None):
             errors.append((d.kind.loc, f"a {kind} connect takes no pair list or generator"))
         elif kind == "bus" and None not in (src.size, dst.size) and src.size != dst.size:
             errors.append((d.kind.loc, f"bus connect {name!r} joins layers of different sizes "
@@ -326,16 +335,23 @@ def _sparse(d, c: Connect, src: Layer, dst: Layer, errors: list) -> None:
 
 
 def _graph(layers: dict[str, Layer], connects: list[Connect], inputs: list, outputs: list,
-           errors: list) -> None:
+           errors: list, cycles_legal: bool = False) -> list:
+    """The graph checks; returns the cycles (text, place) when they are
+    legal (schedule stream), else reports them."""
     succ: dict[str, list[Connect]] = {n: [] for n in layers}
     pred: dict[str, list[str]] = {n: [] for n in layers}
     for c in connects:
         succ[c.src].append(c)
         pred[c.dst].append(c.src)
+    found = []
     for cycle, c in _cycles(list(layers), succ):
-        errors.append((c.loc, "the network has a cycle: " + " -> ".join(cycle + [cycle[0]])))
+        text = " -> ".join(cycle + [cycle[0]])
+        if cycles_legal:
+            found.append((text, c.loc))
+        else:
+            errors.append((c.loc, f"the network has a cycle: {text}"))
     if not inputs or not outputs:
-        return
+        return found
     fed = reachable(inputs, lambda n: [c.dst for c in succ[n]])
     feeds = reachable(outputs, lambda n: pred[n])
     for n, lay in layers.items():
@@ -348,6 +364,7 @@ def _graph(layers: dict[str, Layer], connects: list[Connect], inputs: list, outp
                                     f"(no path from an input layer leads to it)"))
         elif n not in feeds:
             errors.append((lay.loc, f"layer {n!r} does not lead to an output"))
+    return found
 
 
 def _cycles(names: list[str], succ: dict[str, list[Connect]]):

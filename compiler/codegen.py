@@ -92,6 +92,8 @@ class _Emitter:
         self.nv: dict[str, list[str]] = {}
         #: words of .data the program writes (e.g. bl_<layer>)
         self.vars: list[str] = []
+        #: float constants on the DP page: value -> symbol (fconst)
+        self.floats: dict[float, str] = {}
 
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
@@ -122,6 +124,12 @@ class _Emitter:
         if expr not in self.consts:
             self.consts[expr] = f"k{len(self.consts)}"
         return self.consts[expr]
+
+    def fconst(self, value: float) -> Var:
+        """A float constant on the DP page, for a kernel's R2/R3 argument."""
+        if value not in self.floats:
+            self.floats[value] = f"kf{len(self.floats)}"
+        return Var(self.floats[value])
 
     def pernode(self, name: str, values: list) -> Var:
         """A per-node variable: node k reads ``values[k]`` at @name."""
@@ -176,6 +184,9 @@ class _Gen:
         #: the net whose pattern is being generated: None, the main net, or a
         #: sub-net (rapsim.compiler.nets.SubNet)
         self.sub = None
+        #: where the forward pass writes a layer's own activations (None: its
+        #: act buffer; the streaming schedule's frames: the next state's)
+        self.dest = None
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -513,7 +524,7 @@ class _Gen:
                     else:
                         e.call("_vadd", [net, net, tmp, rows])
                 first = False
-            act = self.act_own(lp)
+            act = self.act_own(lp) if self.dest is None else self.dest(lp)
             if lp.kind == "sigmoid":
                 e.call("_vsigmoid", [act, net, rows])
             elif lp.kind == "tanh":
@@ -1038,6 +1049,9 @@ class _Gen:
     def program(self) -> str:
         e, p = self.e, self.p
         self.prologue()
+        if p.mapping is not None and p.mapping.schedule == "stream":
+            from rapsim.compiler.frames_gen import clear_states
+            clear_states(self)
         if self.data:
             self.clear_grad()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
@@ -1056,6 +1070,9 @@ class _Gen:
         elif p.mapping is not None and p.mapping.schedule == "pipeline":
             from rapsim.compiler.pipeline_gen import train_ticks
             train_ticks(self, "tick")
+        elif p.mapping is not None and p.mapping.schedule == "stream":
+            from rapsim.compiler.frames_gen import frames_pass
+            frames_pass(self, "frame", learn=True)
         else:
             self.pattern_loop("pattern", train=True)
         self.barrier()
@@ -1076,6 +1093,10 @@ class _Gen:
         elif p.mapping is not None and p.mapping.schedule == "pipeline":
             e.branch("LE", "next")
             self.pipeline_loop("ttick")
+        elif p.mapping is not None and p.mapping.schedule == "stream":
+            e.branch("LE", "next")
+            from rapsim.compiler.frames_gen import frames_pass
+            frames_pass(self, "tframe", learn=False)
         else:
             e.branch("LE", "next")
             self.pattern_loop("tpattern", train=False)
@@ -1182,6 +1203,8 @@ class _Gen:
         out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
+        for value, sym in e.floats.items():
+            out.append(f"{sym}: .float {value!r}")
         # the end of what @ addresses; the rest is reached through pointers
         # (k_nvtab, the k<n> constants of the off_ tables, the messages), so
         # the per-node table (NV_WORDS x nodes words) needs no room on the page

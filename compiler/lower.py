@@ -524,6 +524,9 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
     if mapping.schedule == "pipeline":
         from .pipeline import stash_buffers
         plan.extra = stash_buffers(plan)
+    elif mapping.schedule == "stream":
+        from .frames import next_buffers
+        plan.extra = next_buffers(plan)
     _place(plan)
     return plan
 

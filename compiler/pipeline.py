@@ -102,12 +102,23 @@ def apply_schedule(network: Network, mapping: Mapping, option: str | None = None
     Returns the mapping (changed in place)."""
     name, source = choose(network, option)
     mapping.schedule, mapping.schedule_source = name, source
+    loc = network.schedule_loc if source == "description" else None
+    if name != "stream":
+        if network.cycles:
+            text, where = network.cycles[0]
+            raise MappingError(f"the network has a cycle: {text}: cycles are legal under "
+                               f"schedule stream only, not {name} ({_where(source, network)})",
+                               where)
+        rule = next((c for c in network.connects if c.plasticity is not None), None)
+        if rule is not None:
+            raise MappingError(f"connect {rule.name}: {rule.plasticity['rule']}() is a local "
+                               f"plasticity of schedule stream, not of {name}", rule.loc)
     if name == "lockstep":
         return mapping
-    loc = network.schedule_loc if source == "description" else None
     if name == "stream":
-        raise MappingError("schedule stream (Statestream's layerwise-parallel frames) is not "
-                           "supported yet; use lockstep or pipeline", loc)
+        from .frames import check_stream
+        check_stream(network, mapping)
+        return mapping
     # pipeline
     if mapping.name == "rows" and mapping.source == "default":
         mapping.name, mapping.source = "layers", "schedule pipeline"
@@ -156,6 +167,16 @@ def describe(mapping: Mapping, network: Network) -> str:
     """The schedule's line for reports ("" under lockstep)."""
     if mapping.schedule == "lockstep":
         return ""
+    if mapping.schedule == "stream":
+        F = network.training.frames
+        rules = [f"{c.name} {c.plasticity['rule']}" for c in network.connects
+                 if c.plasticity is not None]
+        return (f"schedule stream ({mapping.schedule_source}): every layer from the previous "
+                f"frame's states, all at once, then one exchange; {F} frame"
+                f"{'s' if F > 1 else ''} a pattern, outputs logged every frame; plasticities: "
+                f"{', '.join(rules) or 'none'}"
+                + (f"; cycles: {'; '.join(t for t, _ in network.cycles)}"
+                   if network.cycles else ""))
     st = stages(network)
     groups = "; ".join(
         f"stage {s}: " + ", ".join(f"{n} nodes {mapping.layers[n].first}.."

@@ -82,6 +82,12 @@ class TrainResult:
     #: schedule pipeline: stages, fill and drain ticks, cycles per tick and
     #: per stage (rapsim.compiler.pipeline.stage_balance); {} otherwise
     pipeline: dict = field(default_factory=dict)
+    #: schedule stream: frames a pattern and the accuracy of each frame since
+    #: stimulus onset (rapsim.compiler.frames); {} otherwise
+    frames: dict = field(default_factory=dict)
+    #: schedule stream: every frame's outputs of the last evaluation pass
+    #: (patterns x frames x output units); None otherwise
+    frame_outputs: np.ndarray | None = None
 
     @property
     def simulated_seconds(self) -> float:
@@ -129,6 +135,7 @@ class TrainResult:
             "database": self.database,
             "mapping": self.mapping,
             **({"pipeline": self.pipeline} if self.pipeline else {}),
+            **({"frames": self.frames} if self.frames else {}),
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
@@ -296,9 +303,18 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     n_valid = 0 if sched.t_valid is None else len(sched.t_valid)
     args = (train_set, _evaluation_set(valid_set, test_set), lambda e: pattern_order(n_train, e, seed, shuffle), sched)
     streaming = is_streaming(program)
+    framed = program.plan.mapping is not None and program.plan.mapping.schedule == "stream"
     if not streaming:
-        host = TrainingHost(program, *args, first_epoch=first)
+        if framed:
+            from rapsim.compiler.frames import frames_host
+            host = frames_host(TrainingHost)(program, *args, first_epoch=first)
+        else:
+            host = TrainingHost(program, *args, first_epoch=first)
         if stream or (stream is None and not host.fits()):
+            if framed:
+                raise RapError("schedule stream keeps its pattern database in the nodes' "
+                               "memory: it does not fit, and streamed databases (--stream) "
+                               "run lock-step only")
             if program.plan.mapping is not None:
                 require_rows(program.plan.mapping, net, STREAMING)
             program = compile_streaming(net, config.nodes, config.memory,
@@ -342,6 +358,16 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     mapping = program.plan.mapping.to_dict() if program.plan.mapping is not None else {}
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
+    frames = {}
+    if framed and host.frame_outputs is not None:
+        from rapsim.compiler.frames import accuracy_by_offset
+        fo, n_tr = host.frame_outputs, n_train
+        frames = {"frames_per_pattern": net.training.frames,
+                  "accuracy_by_offset": {"train": accuracy_by_offset(net, fo[:n_tr],
+                                                                     _targets(train_set))}}
+        if test_set is not None and len(test_set.inputs):
+            frames["accuracy_by_offset"]["test"] = accuracy_by_offset(
+                net, fo[n_tr + n_valid:], _targets(test_set))
     pipe = {}
     if program.plan.mapping is not None and program.plan.mapping.schedule == "pipeline":
         from rapsim.compiler.pipeline import stage_balance, stages
@@ -352,7 +378,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats, mapping, n_valid, pipe)
+                       state, sched.stats, mapping, n_valid, pipe, frames,
+                       host.frame_outputs if framed else None)
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):

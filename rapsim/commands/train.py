@@ -207,6 +207,12 @@ def report(result, file=None) -> None:
                      if result.mapping["name"] in ("data", "hybrid") else "")
                   + (f", schedule {result.mapping['schedule']}"
                      if result.mapping.get("schedule", "lockstep") != "lockstep" else ""))
+    if result.frames:
+        f = result.frames
+        con.print(f"stream: {f['frames_per_pattern']} frames a pattern; accuracy by frames "
+                  f"since the onset (1, 2, ...): "
+                  + "; ".join(f"{part} " + " ".join(f"{a:.3f}" for a in acc)
+                              for part, acc in f["accuracy_by_offset"].items()))
     if result.pipeline:
         p = result.pipeline
         con.print(f"pipeline: {p['stages']} stages, {p['fill_ticks']} ticks to fill, "

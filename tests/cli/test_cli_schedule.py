@@ -14,6 +14,7 @@ EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 PIPE_NET = os.path.join(EXAMPLES, "pipeline.net")
 XOR_NET = os.path.join(EXAMPLES, "xor.net")
 XOR_PAT = os.path.join(EXAMPLES, "xor.pat")
+REC_NET = os.path.join(EXAMPLES, "recurrent.net")
 
 
 def test_cc_prints_the_schedule(tmp_path, monkeypatch, capsys):
@@ -69,9 +70,13 @@ def test_refusals(tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["cc", PIPE_NET, "-o", tmp_path / "i.out", "--nodes", 4,
                         "--forward-only"], monkeypatch, capsys)
     assert rc == 1 and "runs lock-step only, not schedule pipeline" in err
-    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--schedule", "stream"],
+    rc, out, err = rap(["train", XOR_NET, "--data", XOR_PAT, "--schedule", "stream",
+                        "--mapping", "hybrid"], monkeypatch, capsys)
+    assert rc == 1 and "schedule stream runs every layer" in err
+    rc, out, err = rap(["cc", REC_NET, "-o", tmp_path / "r.out", "--schedule", "lockstep"],
                        monkeypatch, capsys)
-    assert rc == 1 and "schedule stream" in err and "not supported yet" in err
+    assert rc == 1 and "the network has a cycle: h -> h: cycles are legal under schedule " \
+                       "stream only, not lockstep (--schedule)" in err
     skip = net_file(tmp_path, open(XOR_NET).read().replace(
         "connect h -> y full", "connect h -> y full\nconnect x -> y full"))
     rc, out, err = rap(["cc", skip, "-o", tmp_path / "s.out", "--schedule", "pipeline"],
@@ -95,3 +100,18 @@ def test_bench_sweeps_schedules(tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["bench", "--schedule", "sometimes", "--results", results],
                        monkeypatch, capsys)
     assert rc == 1 and "--schedule: 'sometimes' is unknown" in err
+
+
+def test_train_streams_the_recurrent_example(tmp_path, monkeypatch, capsys):
+    js = tmp_path / "r.json"
+    rc, out, err = rap(["train", REC_NET, "--data", XOR_PAT, "--nodes", 4, "--epochs", 2,
+                        "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "schedule stream (description)" in err and "cycles: h -> h" in err
+    assert "mapping rows, schedule stream" in out
+    assert "accuracy by frames since the onset" in out
+    r = json.loads(js.read_text())
+    assert r["mapping"]["schedule"] == "stream"
+    assert r["frames"]["frames_per_pattern"] == 4
+    acc = r["frames"]["accuracy_by_offset"]["train"]
+    assert len(acc) == 4 and all(0 <= a <= 1 for a in acc)

@@ -109,11 +109,11 @@ def test_other_placements_are_refused(preset):
         apply_schedule(n, resolve(n, 4, preset), "pipeline")
 
 
-def test_stream_is_refused_until_built():
+def test_stream_refuses_other_placements():
     n = net(with_schedule(XOR, "stream"))
-    with pytest.raises(MappingError, match=r"t.net:7:\d+: error: schedule stream .* is not "
-                                           r"supported yet"):
-        compile_network(n, 4)
+    with pytest.raises(MappingError, match=r"t.net:7:\d+: error: schedule stream runs every "
+                                           r"layer .* not the data mapping"):
+        apply_schedule(n, resolve(n, 4, "data"))
 
 
 # -- the tick model --------------------------------------------------------------------------
