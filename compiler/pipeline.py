@@ -115,6 +115,13 @@ def apply_schedule(network: Network, mapping: Mapping, option: str | None = None
                                f"plasticity of schedule stream, not of {name}", rule.loc)
     if name == "lockstep":
         return mapping
+    shared = next((c for c in network.connects if getattr(c, "share", None)), None)
+    if shared is not None:
+        raise MappingError(f"connect {shared.name} shares {shared.share}'s weights "
+                           f"(share_from): parameter sharing runs under schedule lockstep only, "
+                           f"not {name}", getattr(shared, "share_loc", None) or shared.loc)
+    from .phases import refuse
+    refuse(network, f"schedule lockstep only, not {name}", MappingError)
     if name == "stream":
         from .frames import check_stream
         check_stream(network, mapping)

@@ -192,11 +192,15 @@ def measure_point(point: dict) -> dict:
     warmup, patterns = int(point["warmup"]), int(point["patterns"])
     mapping, batch = point.get("mapping", "rows"), int(point.get("batch", 1))
     schedule = point.get("schedule", "lockstep")
+    overlap = point.get("overlap", "off")
     rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}")
+                 + ("" if overlap == "off" else f" overlap {overlap}")
                  + ("" if schedule == "lockstep" else f" {schedule}"),
                  "layers": fam.layers(size), "nodes": nodes, "mapping": mapping,
                  "schedule": schedule,
                  "boards": -(-nodes // NODES_PER_BOARD), "units_per_node": size / nodes}
+    if overlap != "off":
+        rec["overlap"] = overlap
     if mapping in ("data", "hybrid"):
         # every node trains W and W + K batches of B patterns (and evaluates as many)
         rec["batch"] = batch
@@ -212,7 +216,8 @@ def measure_point(point: dict) -> dict:
                                       mnet, config.nodes,
                                       # a pipeline places the layers itself (rows: no preset)
                                       None if (mapping, schedule) == ("rows", "pipeline")
-                                      else mapping, batch, schedule))
+                                      else mapping, batch, schedule),
+                                  overlap=overlap)
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -325,6 +330,18 @@ def _schedules(text: str) -> list[str]:
                                                 f"sweeps {', '.join(SCHEDULES)})")
 
 
+def _overlaps(text: str) -> list[str]:
+    from rapsim.compiler.overlap import resolve
+    out = _names(text, ("off", "on", "ring", "dma"),
+                 lambda item: f"--overlap: {item!r} is unknown (rap bench sweeps off, on, ring)")
+    for item in out:
+        try:
+            resolve(item)
+        except RapError as e:
+            raise RapError(f"--overlap: {e}") from None
+    return out
+
+
 def _families(text: str) -> list[str]:
     return _names(text, FAMILIES, lambda item: f"--families: unknown family {item!r} "
                                                f"(known: {', '.join(FAMILIES)})")
@@ -363,6 +380,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="mappings to sweep as a dimension (rows, data, layers, hybrid, "
                         "checkerboard; default rows): the "
                         "table and the plot get a line per mapping (docs/compiler.md)")
+    s.add_argument("--overlap", metavar="O,...",
+                   help="overlapped collectives to sweep as a dimension (off, on = ring; "
+                        "default off): the table and the plot get a line per value "
+                        "(docs/compiler.md, \"Overlapped collectives\")")
     s.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "(default 1); their points count W and K batches of N x B patterns")
@@ -406,18 +427,22 @@ class Sweep:
     profile: int = 0
     mappings: tuple = ("rows",)
     batch: int = 1
+    overlaps: tuple = ("off",)
     schedules: tuple = ("lockstep",)
 
     def points(self) -> list[dict]:
         pts = []
         for fam in self.families:
             for size in self.sizes[fam]:
-                for n, m, sc in ((n, m, sc) for sc in self.schedules for m in self.mappings
-                                 for n in self.nodes):
+                for n, m, o, sc in ((n, m, o, sc) for sc in self.schedules
+                                    for o in self.overlaps for m in self.mappings
+                                    for n in self.nodes):
                     p = {"family": fam, "size": size, "nodes": n, "warmup": self.warmup,
                          "patterns": self.patterns}
                     if m != "rows":             # rows points keep their old identity
                         p.update(mapping=m, batch=self.batch)
+                    if o != "off":              # and so do points without overlap
+                        p["overlap"] = o
                     if sc != "lockstep":        # and so do lock-step ones
                         p["schedule"] = sc
                     if self.machine:
@@ -465,9 +490,10 @@ def sweep_from_args(args) -> Sweep:
     if args.batch != 1 and not {"data", "hybrid"} & set(mappings):
         raise RapError(f"--batch {args.batch} applies to the data and hybrid mappings; give "
                        f"--mapping data or hybrid")
+    overlaps = _overlaps(args.overlap) if args.overlap else ["off"]
     schedules = _schedules(args.schedule) if args.schedule else ["lockstep"]
     sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
-               tuple(mappings), args.batch, tuple(schedules))
+               tuple(mappings), args.batch, tuple(overlaps), tuple(schedules))
     for n in nodes:                               # bad machine options fail here, not in a worker
         point_config({"nodes": n, "machine": machine})
     return sw
@@ -517,7 +543,8 @@ def print_table(records: list[dict], file=None) -> None:
     for name, just in cols:
         t.add_column(name, justify=just)
     key = lambda r: (r["point"]["family"], r["point"]["size"],  # noqa: E731
-                     r["point"].get("mapping", "rows"), r["point"].get("schedule", "lockstep"),
+                     r["point"].get("mapping", "rows"), r["point"].get("overlap", "off"),
+                     r["point"].get("schedule", "lockstep"),
                      r["point"]["nodes"])
     last = None
     for r in sorted(records, key=key):
