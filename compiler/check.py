@@ -234,39 +234,37 @@ def _placement(desc: Description, errors: list) -> dict:
     written, and under "" the net block's default ``partition SPLIT``."""
     from .mapping import SPLITS, PlacementAttrs
     out = {d.name.text: d.placement for d in desc.layers if d.placement is not None}
+    word, at = _net_word(desc, "partition", SPLITS, errors)
+    if word is not None:
+        out[""] = PlacementAttrs(word, at)
+    return out
+
+
+def _net_word(desc: Description, key: str, choices, errors: list):
+    """The main net block's entry ``KEY WORD`` (a net-level attribute), at
+    most once and one of ``choices``: (word, place), or (None, None) when
+    it is not written (or wrong: reported)."""
+    found = (None, None)
     for net in desc.nets[:1]:
         for role, names in net.entries:
-            if role.text != "partition":
+            if role.text != key:
                 continue
-            if "" in out:
-                errors.append((role.loc, f"'partition' is given twice in net {net.name.text!r} "
-                                         f"(at {out[''].partition_loc})"))
-            elif len(names) != 1 or names[0].text not in SPLITS:
-                errors.append((role.loc, f"partition in a net block takes one of "
-                                         f"{', '.join(SPLITS)}"))
+            if found[0] is not None:
+                errors.append((role.loc, f"'{key}' is given twice in net {net.name.text!r} "
+                                         f"(at {found[1]})"))
+            elif len(names) != 1 or names[0].text not in choices:
+                errors.append((role.loc, f"{key} in a net block takes one of "
+                                         f"{', '.join(choices)}"))
             else:
-                out[""] = PlacementAttrs(names[0].text, role.loc)
-    return out
+                found = (names[0].text, role.loc)
+    return found
 
 
 def _schedule(desc: Description, errors: list):
     """The net block's ``schedule NAME`` (rapsim.compiler.pipeline), once:
     (name, place), or (None, None) when it is not written."""
     from .mapping import SCHEDULES
-    found = (None, None)
-    for net in desc.nets[:1]:
-        for role, names in net.entries:
-            if role.text != "schedule":
-                continue
-            if found[0] is not None:
-                errors.append((role.loc, f"'schedule' is given twice in net {net.name.text!r} "
-                                         f"(at {found[1]})"))
-            elif len(names) != 1 or names[0].text not in SCHEDULES:
-                errors.append((role.loc, f"schedule in a net block takes one of "
-                                         f"{', '.join(SCHEDULES)}"))
-            else:
-                found = (names[0].text, role.loc)
-    return found
+    return _net_word(desc, "schedule", SCHEDULES, errors)
 
 
 def _overlap(desc: Description, errors: list) -> str:

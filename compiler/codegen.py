@@ -754,31 +754,13 @@ class _Gen:
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
             tmp = Addr(lp.tmp.name)
             if name in self.out_layers():
-                # target record of this node's slice
-                toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
-                                                  for k in range(self.n)])
                 e.ins("LDI", "@cur", "R0")
-                e.ins("MPYI", "@hv_tgt_stride", "R0")
-                e.ins("ADDI", "@hv_db_tgt", "R0")
-                e.ins("ADDI", "@" + toff.sym, "R0")
-                e.ins("LDI", "R0", "AR3")
-                e.load("AR2", delta)
-                e.load("AR4", act)
-                e.load("AR5", rows)
-                e.ins("CALL", "_vsub", comment="d = t - y")
-                if p.network.training.error == "mse" and self.deriv(lp):
-                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
-                    e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+                self.output_error(lp, act)
             else:
                 if lp.reduced and self.split(lp) and name not in self.rs_overlapped:
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
-                err = self.err_own(lp)
-                if self.deriv(lp):
-                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
-                    e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
-                else:
-                    e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
+                self.hidden_error(lp, act)
             if lp.bias:
                 self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),
                                    delta, rows, "bias")
@@ -864,6 +846,37 @@ class _Gen:
         later = self.incoming(name)
         later = later[later.index(cp) + 1:]
         return all(c.connect.src != src.name for c in later)
+
+    def output_error(self, lp: LayerPlan, act) -> None:
+        """An output layer's error signal ``d = t - y`` (times f' for mse)
+        from its own activations ``act``; R0 holds the pattern's row."""
+        e, rows = self.e, self.rows(lp)
+        delta, tmp = Addr(lp.delta.name), Addr(lp.tmp.name)
+        # target record of this node's slice
+        toff = e.pernode(f"toff_{lp.name}", [lp.target_offset + lp.split.lo(k)
+                                             for k in range(self.n)])
+        e.ins("MPYI", "@hv_tgt_stride", "R0")
+        e.ins("ADDI", "@hv_db_tgt", "R0")
+        e.ins("ADDI", "@" + toff.sym, "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.load("AR2", delta)
+        e.load("AR4", act)
+        e.load("AR5", rows)
+        e.ins("CALL", "_vsub", comment="d = t - y")
+        if self.p.network.training.error == "mse" and self.deriv(lp):
+            e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+            e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+
+    def hidden_error(self, lp: LayerPlan, act) -> None:
+        """A hidden layer's error signal ``d = e f'`` from the sums of its
+        partial errors (own slice) and its own activations ``act``."""
+        e, rows = self.e, self.rows(lp)
+        delta, tmp, err = Addr(lp.delta.name), Addr(lp.tmp.name), self.err_own(lp)
+        if self.deriv(lp):
+            e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+            e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
+        else:
+            e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
 
     def target(self, w: Addr, m, key: str):
         """Where a pattern's weight change goes: the weights ``w`` themselves

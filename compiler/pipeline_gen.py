@@ -140,35 +140,18 @@ def _backward_stage(g, label: str, st, s: int, S: int, M: int) -> None:
                    comment=f"clear {src.err.name} (its sums are read)")
     for name in st.layers(s):
         lp = p.layers[name]
-        rows, delta, tmp = g.rows(lp), Addr(lp.delta.name), Addr(lp.tmp.name)
+        rows, delta = g.rows(lp), Addr(lp.delta.name)
         y = _slot_ptr(e, f"pby_{name}", f"pst_y_{name}", max(lp.split.max_rows, 1), "pbslot")
         if name in p.outputs:
-            toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
-                                              for k in range(g.n)])
             _slot_back(e, S - 1, M, "pbslot")           # the slot of the tick b entered
             e.ins("LDI", "@" + e.const("pst_cur"), "R1")
             e.ins("ADDI", "@pbslot", "R1")
             e.ins("LDI", "R1", "AR0")
             e.ins("LDI", "*AR0", "R0", comment="the pattern's row")
-            e.ins("MPYI", "@hv_tgt_stride", "R0")
-            e.ins("ADDI", "@hv_db_tgt", "R0")
-            e.ins("ADDI", "@" + toff.sym, "R0")
-            e.ins("LDI", "R0", "AR3")
-            e.load("AR2", delta)
-            e.load("AR4", y)
-            e.load("AR5", rows)
-            e.ins("CALL", "_vsub", comment="d = t - y")
-            if p.network.training.error == "mse" and g.deriv(lp):
-                e.call(g.deriv(lp), [tmp, y, rows], comment="f'(net)")
-                e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+            g.output_error(lp, y)
             _slot_back(e, 2 * (S - s), M, "pbslot")
         else:
-            err = g.err_own(lp)
-            if g.deriv(lp):
-                e.call(g.deriv(lp), [tmp, y, rows], comment="f'(net)")
-                e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
-            else:
-                e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
+            g.hidden_error(lp, y)
         if lp.bias:
             g.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
         for cp in g.incoming(name):
