@@ -251,6 +251,9 @@ class _Pricer:
         groups, which run different patterns between two collectives): the
         section costs the busiest node's work plus the collectives; only
         all-gathers overlap so)."""
+        if overlap and any(ev[0] == "call" and ev[1] in COLLECTIVES
+                           and ev[1] != "_ring_allgather" for ev in events):
+            overlap = False     # e.g. the ring softmax: every node waits for its total
         total = 0.0
         span = np.zeros(self.n)
         spent: dict[str, np.ndarray] = {}
