@@ -389,3 +389,24 @@ def best_mapping(network, nodes: int, memory=None, batch: int = 1) -> str:
         raise PlanError("no mapping can run this network: "
                         + "; ".join(f"{r.mapping}: {r.reason}" for r in refused))
     return ranked[0].mapping
+
+
+def measure_point(network, config, mapping: str, batch: int = 1,
+                  warmup: int = 1, patterns: int = 2) -> tuple[float, float]:
+    """Simulated cycles per training and per forward pattern of ``network``
+    under ``mapping`` on ``config``, measured as ``rap bench`` measures a
+    point (docs/bench.md: the difference of a run of ``warmup`` and one of
+    ``warmup + patterns`` patterns per node-batch, fixed costs cancelled)."""
+    from .build import compile_network
+    from .train import measure, measurement_network
+    n = config.nodes
+    if mapping in ("data", "hybrid"):
+        warmup, patterns = warmup * n * batch, patterns * n * batch
+    mnet = measurement_network(network)
+    program = compile_network(mnet, n, config.memory,
+                              mapping=resolve(mnet, n, mapping, batch))
+    runs = [measure(network, config, train_patterns=c, test_patterns=c, program=program)
+            for c in (warmup, warmup + patterns)]
+    perf = runs[1].performance - runs[0].performance
+    return (perf.train.cycles / max(perf.train.patterns, 1),
+            perf.evaluate.cycles / max(perf.evaluate.patterns, 1))
