@@ -305,7 +305,7 @@ def run(args) -> int:
     from rapsim.compiler.checkpoint import load_state, load_weights, save_state
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
-    mapping = resolve_mapping(args, net, config.nodes)
+    mapping = resolve_mapping(args, net, config.nodes, config.memory)
     program = compile_network(net, config.nodes, config.memory, mapping=mapping)
     if not args.quiet:
         print(mapping.describe(), file=sys.stderr)
