@@ -141,10 +141,13 @@ COLLECTIVES: dict[str, Collective] = {
     "_ring_allgather": Collective(lambda V, s, N, a: a * V + 7 * N + 80 if N > 1 else 0,
                                   "firmware.md 10: V + 7N + 80 (x in DRAM: 3V)"),
     # a ring read and a ring write of every word at every node
-    "_ring_reduce_scatter": Collective(lambda V, s, N, a: 2 * a * V + 21 * N + 60 if N > 1
-                                       else 0, "firmware.md 10: 2V + 21N + 60 (DRAM: 6V)"),
-    "_ring_allreduce": Collective(lambda V, s, N, a: 3 * a * V + 28 * N + 140 if N > 1 else 0,
-                                  "reduce-scatter + all-gather"),
+    # (x in DRAM: each node's hand-over reads and writes x twice more, with
+    # its wait states: 2 (a - 1) per node)
+    "_ring_reduce_scatter": Collective(lambda V, s, N, a: 2 * a * V + (19 + 2 * a) * N + 60
+                                       if N > 1 else 0,
+                                       "firmware.md 10: 2V + 21N + 60 (DRAM: 6V + 25N + 60)"),
+    "_ring_allreduce": Collective(lambda V, s, N, a: 3 * a * V + (26 + 2 * a) * N + 140
+                                  if N > 1 else 0, "reduce-scatter + all-gather"),
     "_ring_barrier": Collective(lambda V, s, N, a: 2 * N + 35, "firmware.md 10: 2N + 35"),
     # the local softmax of the largest slice, then _ring_maxf (5N + 20) and
     # _ring_sumf (3N + 20)
