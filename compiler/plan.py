@@ -219,7 +219,7 @@ class _Pricer:
             for name, vs in zip(k.args, vals):
                 v = vs[node]
                 a[name] = v if isinstance(v, int) else self.region(v)
-            for name in ("rows", "cols", "n"):
+            for name in ("rows", "cols", "n", "first", "last"):
                 if name in a and not isinstance(a[name], int):
                     raise PlanError(f"{fn}: its {name} is computed at run time; the cost "
                                     f"model needs it known at compile time")
@@ -230,19 +230,27 @@ class _Pricer:
         c = COLLECTIVES[fn]
         n = self.n
         if fn == "_ring_barrier":
-            return c.cycles(0, 0, n, 1)
+            return c.cycles(0, 0, n, 1, False)
         if fn == "_vsoftmax_ring":
             sizes = [x for x in self._values(regs.get("AR4"))]
             if not all(isinstance(s, int) for s in sizes):
                 raise PlanError(f"{fn}: its length is computed at run time")
-            return c.cycles(sum(sizes), max(sizes), n, 1)
+            return c.cycles(sum(sizes), max(sizes), n, 1, False)
         table = regs.get("AR3")
         if not isinstance(table, Addr) or table.sym not in self.g.tables:
             raise PlanError(f"{fn}: its slice table is not known at compile time")
         off = self.g.tables[table.sym]
-        x = self._values(regs.get("AR2"))[0]
-        return c.cycles(off[-1], max(b - a for a, b in zip(off, off[1:])), n,
-                        self.access[self.region(x)])
+        x = self.region(self._values(regs.get("AR2"))[0])
+        V, s = off[-1], max(b - a for a, b in zip(off, off[1:]))
+        cycles = c.cycles(V, s, n, self.access[x], x == "chip")
+        if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
+            W = self.region(self._values(regs.get("AR4"))[0])
+            rows = self._values(regs.get("IR0"))
+            if not all(isinstance(r, int) for r in rows):
+                raise PlanError(f"{fn}: its rows are computed at run time")
+            cycles += KERNELS["_mxout"].cycles({"W": W, "d": "chip", "x": "chip",
+                                                "rows": max(rows), "cols": V}, self.access)
+        return cycles
 
     def price(self, events, overlap: bool = False) -> tuple[float, dict]:
         """Cycles of a section and their breakdown by routine (``inline``:
@@ -313,6 +321,14 @@ class Prediction:
     clock_mhz: float
     train_breakdown: dict = field(default_factory=dict)
     forward_breakdown: dict = field(default_factory=dict)
+    overlap: str = "off"            # the overlapped collectives ("off" or "ring")
+
+    @property
+    def label(self) -> str:
+        """The candidate's name in reports: the mapping, its batch, the
+        overlap when on."""
+        return (self.mapping + (f" batch {self.batch}" if self.mapping in ("data", "hybrid")
+                                else "") + (" overlap" if self.overlap != "off" else ""))
 
     @property
     def mcups(self) -> float:
@@ -325,6 +341,7 @@ class Prediction:
 
     def to_dict(self) -> dict:
         return {"mapping": self.mapping, "nodes": self.nodes, "batch": self.batch,
+                "overlap": self.overlap,
                 "train_cycles_per_pattern": self.train_cycles,
                 "forward_cycles_per_pattern": self.forward_cycles,
                 "mcps": self.mcps, "mcups": self.mcups,
@@ -332,13 +349,19 @@ class Prediction:
                 "forward_breakdown": self.forward_breakdown}
 
 
-def predict(network, mapping, memory=None, clock_mhz: float = 32.0) -> Prediction:
+def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
+            overlap: str | None = None) -> Prediction:
     """The predicted cycles per pattern of ``network`` under ``mapping``
-    (a resolved :class:`~rapsim.compiler.mapping.Mapping`).  Raises
+    (a resolved :class:`~rapsim.compiler.mapping.Mapping`), with the
+    overlapped collectives ``overlap`` (the --overlap option, as
+    compile_network takes it; None: the description's).  Raises
     LoweringError when the network does not fit, PlanError when a routine
-    has no cost entry."""
+    has no cost entry, RapError for an overlap the mapping refuses."""
+    from .build import overlap_for
+    overlap = overlap_for(network, mapping, overlap)
     plan = lower(network, mapping.nodes, memory, mapping)
     plan.host_hooks = []
+    plan.overlap = overlap
     g = _PlanGen(plan)
     schedule = SCHEDULES.get(mapping.name)
     if schedule is None:
@@ -349,15 +372,15 @@ def predict(network, mapping, memory=None, clock_mhz: float = 32.0) -> Predictio
     out = {}
     for phase, parts in sections.items():
         total, bd = 0.0, {}
-        for weight, events, *overlap in parts:
-            t, b = pricer.price(events, bool(overlap and overlap[0]))
+        for weight, events, *flags in parts:
+            t, b = pricer.price(events, bool(flags and flags[0]))
             total += weight * t
             for k, v in b.items():
                 bd[k] = bd.get(k, 0.0) + weight * v
         out[phase] = (total, bd)
     return Prediction(mapping.name, mapping.nodes, mapping.batch, out["train"][0],
                       out["forward"][0], network.connections(), clock_mhz,
-                      out["train"][1], out["forward"][1])
+                      out["train"][1], out["forward"][1], overlap)
 
 
 @dataclass
@@ -366,25 +389,46 @@ class Refused:
     reason: str
 
 
-def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 32.0):
-    """Every preset mapping of ``network`` on ``nodes`` nodes: the
-    predictions ranked fastest training first, and the refused mappings
-    with their reasons."""
+#: the schedules of the collectives a candidate may take (compiler/overlap.py)
+OVERLAPS = ("off", "ring")
+
+
+def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
+             overlap: str | None = None):
+    """Every preset mapping of ``network`` on ``nodes`` nodes, each with
+    every overlap it takes (``overlap``: only that one; None: "off" and
+    "ring"): the predictions ranked fastest training first, and the refused
+    candidates with their reasons."""
     from .lower import LoweringError
     ranked, refused = [], []
     for name in PRESETS:
         try:
             m = resolve(network, nodes, name, batch if name in ("data", "hybrid") else 1)
-            ranked.append(predict(network, m, memory, clock_mhz))
-        except (MappingError, LoweringError, PlanError) as e:
+        except MappingError as e:
             refused.append(Refused(name, str(e)))
+            continue
+        modes = OVERLAPS if overlap is None else (overlap,)
+        if nodes == 1 or name in ("data", "hybrid", "checkerboard"):
+            modes = [o for o in modes if o == "off"] or list(modes)
+        for o in modes:
+            try:
+                ranked.append(predict(network, m, memory, clock_mhz, o))
+            except (LoweringError, PlanError, RapError) as e:
+                refused.append(Refused(name + ("" if o == "off" else f" overlap {o}"), str(e)))
+                break           # the same reason for every overlap
     ranked.sort(key=lambda p: p.train_cycles)
     return ranked, refused
 
 
-def best_mapping(network, nodes: int, memory=None, batch: int = 1) -> str:
-    """The mapping ``rap plan`` ranks first (``--mapping auto``)."""
-    ranked, refused = plan_all(network, nodes, memory, batch)
+def best_mapping(network, nodes: int, memory=None, batch: int = 1,
+                 overlap: str | None = None) -> str:
+    """The mapping ``rap plan`` ranks first among those that take the
+    overlap the program will be built with (``overlap``: the --overlap
+    option, else the description's) (``--mapping auto``)."""
+    from .build import overlap_for
+    from .mapping import rows
+    fixed = overlap_for(network, rows(network, nodes), overlap)
+    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed)
     if not ranked:
         raise PlanError("no mapping can run this network: "
                         + "; ".join(f"{r.mapping}: {r.reason}" for r in refused))
@@ -392,7 +436,8 @@ def best_mapping(network, nodes: int, memory=None, batch: int = 1) -> str:
 
 
 def measure_point(network, config, mapping: str, batch: int = 1,
-                  warmup: int = 1, patterns: int = 2) -> tuple[float, float]:
+                  warmup: int = 1, patterns: int = 2,
+                  overlap: str | None = None) -> tuple[float, float]:
     """Simulated cycles per training and per forward pattern of ``network``
     under ``mapping`` on ``config``, measured as ``rap bench`` measures a
     point (docs/bench.md: the difference of a run of ``warmup`` and one of
@@ -404,7 +449,7 @@ def measure_point(network, config, mapping: str, batch: int = 1,
         warmup, patterns = warmup * n * batch, patterns * n * batch
     mnet = measurement_network(network)
     program = compile_network(mnet, n, config.memory,
-                              mapping=resolve(mnet, n, mapping, batch))
+                              mapping=resolve(mnet, n, mapping, batch), overlap=overlap)
     runs = [measure(network, config, train_patterns=c, test_patterns=c, program=program)
             for c in (warmup, warmup + patterns)]
     perf = runs[1].performance - runs[0].performance

@@ -120,37 +120,62 @@ KERNELS: dict[str, Kernel] = {
                            * max(a["n"], 0) + 25, "firmware.md 8: 2/element + 25"),
     "_vsoftmax": Kernel(("z", "x", "n"), lambda a, acc: (33 if a["x"] == "chip" else 34)
                         * max(a["n"], 0) + 124, "firmware.md 8: 33/element + 124"),
+    # a chain down a grid row (c contiguous nodes), all rows at once on
+    # disjoint links: each member 2 n + 2 (c - 1) + 52 (firmware.md 10b)
+    "_subring_reduce": Kernel(("x", "n", "first", "last"),
+                              lambda a, acc: 2 * max(a["n"], 0) + 2 * (a["last"] - a["first"])
+                              + 52 if a["n"] > 0 and a["last"] > a["first"] else 30,
+                              "firmware.md 10b: 2n + 2(c - 1) + 52"),
 }
 
 
 @dataclass(frozen=True)
 class Collective:
-    """A ring collective: ``cycles(V, slice, N, a)`` machine cycles, with V
-    the words of the vector (or the slice table's last offset), ``slice``
-    the largest node's slice, N the nodes and ``a`` the cycles of one
-    access to the vector x (1 on chip and in SRAM, 3 in DRAM: every word
-    of x is read or written once per pass, on the same bus as nothing
-    else, so its access time adds to the ring's one cycle per hop)."""
-    cycles: Callable[[int, int, int, int], float]
+    """A ring collective: ``cycles(V, slice, N, a, chip)`` machine cycles,
+    with V the words of the vector (or the slice table's last offset),
+    ``slice`` the largest node's slice, N the nodes, ``a`` the cycles of
+    one access to the vector x (1 on chip and in SRAM, 3 in DRAM: every
+    word of x is read or written once per pass, so its access time adds to
+    the ring's one cycle per hop) and ``chip`` whether x is on chip."""
+    cycles: Callable[[int, int, int, int, bool], float]
     source: str
 
 
+def _allgather(V, s, N, a, chip):
+    # a chain from node 0: one hop per word and per node, and an RPTS
+    # set-up at every node's switch from forwarding to writing
+    return a * V + 7 * N + 80 if N > 1 else 0
+
+
+def _reduce_scatter(V, s, N, a, chip):
+    # a ring read and a ring write of every word at every node; per node the
+    # fast path's segment set-ups (4 more in SRAM: each segment's first pass
+    # misses the cache and its fetch shares the primary bus with x; x in
+    # DRAM: the hand-over reads and writes x twice more with its wait states)
+    if N < 2:
+        return 0
+    per_node = 9 if chip else 13 + 2 * (a - 1)
+    return 2 * a * V + per_node * N + 85
+
+
 COLLECTIVES: dict[str, Collective] = {
-    # a chain from node 0: one hop per word and per node, and an RPTS set-up
-    # at every node's switch from forwarding to writing (docs/firmware.md 10)
-    "_ring_allgather": Collective(lambda V, s, N, a: a * V + 7 * N + 80 if N > 1 else 0,
-                                  "firmware.md 10: V + 7N + 80 (x in DRAM: 3V)"),
-    # a ring read and a ring write of every word at every node
-    # (x in DRAM: each node's hand-over reads and writes x twice more, with
-    # its wait states: 2 (a - 1) per node)
-    "_ring_reduce_scatter": Collective(lambda V, s, N, a: 2 * a * V + (19 + 2 * a) * N + 60
-                                       if N > 1 else 0,
-                                       "firmware.md 10: 2V + 21N + 60 (DRAM: 6V + 25N + 60)"),
-    "_ring_allreduce": Collective(lambda V, s, N, a: 3 * a * V + (26 + 2 * a) * N + 140
-                                  if N > 1 else 0, "reduce-scatter + all-gather"),
-    "_ring_barrier": Collective(lambda V, s, N, a: 2 * N + 35, "firmware.md 10: 2N + 35"),
+    "_ring_allgather": Collective(_allgather, "firmware.md 10: V + 7N + 80 (x in DRAM: 3V)"),
+    "_ring_reduce_scatter": Collective(_reduce_scatter,
+                                       "firmware.md 10: 2V + 13N + 85 (on chip 9N; DRAM 6V)"),
+    "_ring_allreduce": Collective(lambda V, s, N, a, chip: _reduce_scatter(V, s, N, a, chip)
+                                  + _allgather(V, s, N, a, chip), "reduce-scatter + all-gather"),
+    "_ring_barrier": Collective(lambda V, s, N, a, chip: 2 * N + 35, "firmware.md 10: 2N + 35"),
     # the local softmax of the largest slice, then _ring_maxf (5N + 20) and
     # _ring_sumf (3N + 20)
-    "_vsoftmax_ring": Collective(lambda V, s, N, a: 33 * s + 153 + 8 * N + 40,
+    "_vsoftmax_ring": Collective(lambda V, s, N, a, chip: 33 * s + 153 + 8 * N + 40,
                                  "firmware.md 8: 33/element + 153, + 5N + 20 + 3N + 20"),
+    # overlap on: the reduce-scatter inside the weight update; the model
+    # adds the slowest node's _mxout (rows x V) to this: every word but the
+    # node's own slice rides beside a weight of row 0 (3 instructions where
+    # the two calls take 4: one cycle saved per word), and the fused entry
+    # costs about 130 cycles of set-up more than the two calls'
+    # (firmware.md 10, "The reduce-scatter during the update")
+    "_ring_rs_mxout": Collective(lambda V, s, N, a, chip: _reduce_scatter(V, s, N, a, chip)
+                                 - (V - s) + 130,
+                                 "firmware.md 10: _mxout + reduce-scatter - (V - slice) + 130"),
 }

@@ -13,7 +13,9 @@ pattern, MCPS and MCUPS of a network under every mapping the compiler
 accepts on a machine of N nodes (docs/plan.md): the cost model walks the
 program the compiler generates and prices every kernel call and ring
 collective from the firmware's cycle formulas (rapsim/firmware/costs.py).
-Mappings are ranked by cycles per training pattern; the best is marked and
+Every mapping is a candidate with overlap off and, for the mappings that
+take it (rows, layers), on (docs/compiler.md, "Overlapped collectives").
+Candidates are ranked by cycles per training pattern; the best is marked and
 is what 'rap cc/train --mapping auto' uses.  --check also compiles and
 simulates the top candidates and prints predicted against measured.
 """
@@ -31,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="compile and simulate the top candidates: predicted against measured")
     p.add_argument("--top", type=int, default=3, metavar="K",
                    help="with --check: how many of the ranked mappings to simulate (default 3)")
+    p.add_argument("--overlap", metavar="MODE", choices=("off", "on", "ring"),
+                   help="rank only the candidates built with this overlap (default: every "
+                        "mapping with overlap off and, where it applies, on)")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -51,7 +56,7 @@ def run(args) -> int:
     config = machine_config(args)
     net = load_network(args.network, args.params, args.params_file)
     mhz = config.clock_hz / 1e6
-    ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz)
+    ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap)
     con = Console()
     t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
                     f"predicted cost of every mapping (ranked by training)")
@@ -61,8 +66,7 @@ def run(args) -> int:
                      else "right")
     for i, p in enumerate(ranked):
         parts = sorted(p.train_breakdown.items(), key=lambda kv: -kv[1])[:3]
-        t.add_row("best" if i == 0 else "", p.mapping + (f" (batch {p.batch})"
-                                                        if p.mapping in ("data", "hybrid") else ""),
+        t.add_row("best" if i == 0 else "", p.label,
                   f"{p.train_cycles:,.0f}", f"{p.forward_cycles:,.0f}", f"{p.mcups:.2f}",
                   f"{p.mcps:.2f}", ", ".join(f"{k.lstrip('_')} {v / p.train_cycles:.0%}"
                                               for k, v in parts))
@@ -80,13 +84,14 @@ def run(args) -> int:
             c.add_column(col, justify="left" if col == "mapping" else "right")
         checks = []
         for p in ranked[:args.top]:
-            train, fwd = measure_point(net, config, p.mapping, p.batch)
+            train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap)
             et, ef = p.train_cycles / train - 1, p.forward_cycles / fwd - 1
-            checks.append({"mapping": p.mapping, "train_predicted": p.train_cycles,
+            checks.append({"mapping": p.mapping, "overlap": p.overlap,
+                           "train_predicted": p.train_cycles,
                            "train_simulated": train, "train_error": et,
                            "forward_predicted": p.forward_cycles, "forward_simulated": fwd,
                            "forward_error": ef})
-            c.add_row(p.mapping, f"{p.train_cycles:,.0f}", f"{train:,.0f}", f"{et:+.1%}",
+            c.add_row(p.label, f"{p.train_cycles:,.0f}", f"{train:,.0f}", f"{et:+.1%}",
                       f"{p.forward_cycles:,.0f}", f"{fwd:,.0f}", f"{ef:+.1%}")
         con.print(c)
         out["check"] = checks

@@ -119,8 +119,9 @@ def _even(V, N):
 @pytest.mark.parametrize("fn", ["_ring_allgather", "_ring_reduce_scatter", "_ring_allreduce"])
 @pytest.mark.parametrize("N", [4, 16, 40])
 def test_collective_formula(fn, N):
-    points = [(V, x, region) for V in (N, 256, 2048) for x, region in ((SRAM, "sram"),
-                                                                       (DRAM, "dram"))]
+    points = [(V, x, region) for V in (N, 256, 2048)
+              for x, region in ((SRAM, "sram"), (DRAM, "dram"), (RAM0, "chip"))
+              if region != "chip" or V <= 1024]
     off_at = {V: SRAM3 + 0x100 * i for i, V in enumerate(sorted({p[0] for p in points}))}
     calls = [Call("_ring_barrier")]
     for V, x, _ in points:
@@ -134,14 +135,14 @@ def test_collective_formula(fn, N):
     for i, (V, _, region) in enumerate(points):
         off = _even(V, N)
         pred = COLLECTIVES[fn].cycles(V, max(b - a for a, b in zip(off, off[1:])), N,
-                                      DEFAULT_ACCESS[region])
+                                      DEFAULT_ACCESS[region], region == "chip")
         _near(pred, run.span(1 + 2 * i), 0.03, 40, f"{fn} N={N} V={V} x in {region}")
 
 
 @pytest.mark.parametrize("N", [4, 16, 40, 64])
 def test_barrier_formula(N):
     run = run_calls([Call("_ring_barrier"), Call("_ring_barrier")], nodes=N)
-    _near(COLLECTIVES["_ring_barrier"].cycles(0, 0, N, 1), run.span(1), 0.03, 40,
+    _near(COLLECTIVES["_ring_barrier"].cycles(0, 0, N, 1, False), run.span(1), 0.03, 40,
           f"barrier N={N}")
 
 
@@ -152,5 +153,41 @@ def test_softmax_ring_formula(N, units):
     ptrs = [RAM0 + off[k] for k in range(N)]
     run = run_calls([Call("_ring_barrier"), Call("_vsoftmax_ring", [ptrs, ptrs, sizes])],
                     nodes=N)
-    pred = COLLECTIVES["_vsoftmax_ring"].cycles(units, max(sizes), N, 1)
+    pred = COLLECTIVES["_vsoftmax_ring"].cycles(units, max(sizes), N, 1, False)
     _near(pred, run.span(1), 0.05, 60, f"_vsoftmax_ring N={N} units={units}")
+
+
+@pytest.mark.parametrize("N,c,n", [(4, 2, 16), (16, 4, 64), (16, 4, 5), (64, 8, 32)])
+def test_subring_reduce_formula(N, c, n):
+    """Grid rows of c nodes, every row at once (the checkerboard's row
+    reduction): the longest member's call (the row's last node, which
+    waits for the sum) against the entry, which every member is charged."""
+    rows = [k // c for k in range(N)]
+    first, last = [r * c for r in rows], [r * c + c - 1 for r in rows]
+    run = run_calls([Call("_ring_barrier"), Call("_subring_reduce", [RAM0, n, first, last])],
+                    nodes=N)
+    pred = KERNELS["_subring_reduce"].cycles({"x": "chip", "n": n, "first": 0, "last": c - 1},
+                                             DEFAULT_ACCESS)
+    _near(pred, max(run.cycles(1, k) for k in range(N)), 0.03, 12,
+          f"_subring_reduce N={N} c={c} n={n}")
+
+
+@pytest.mark.parametrize("N,V,rows", [(4, 256, 2), (16, 512, 2), (40, 520, 1), (40, 520, 2),
+                                      (64, 128, 2)])
+def test_rs_mxout_formula(N, V, rows):
+    """overlap on: the reduce-scatter during the update, e in SRAM, W in
+    SRAM, d and x on chip: the entry plus the slowest node's _mxout."""
+    off = _even(V, N)
+    OFF = SRAM3
+
+    def setup(sim):
+        for n in range(N):
+            sim.write(OFF, off, n)
+    run = run_calls([Call("_ring_barrier"),
+                     Call("_ring_rs_mxout", [SRAM, OFF, SRAM2, RAM1, RAM0, rows], [0.01])],
+                    nodes=N, setup=setup)
+    s = max(b - a for a, b in zip(off, off[1:]))
+    pred = (COLLECTIVES["_ring_rs_mxout"].cycles(V, s, N, 1, False)
+            + KERNELS["_mxout"].cycles({"W": "sram", "d": "chip", "x": "chip", "rows": rows,
+                                        "cols": V}, DEFAULT_ACCESS))
+    _near(pred, run.span(1), 0.05, 60, f"_ring_rs_mxout N={N} V={V} rows={rows}")
