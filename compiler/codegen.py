@@ -1079,18 +1079,7 @@ class _Gen:
             if k:
                 e.label(f"{label}_net{k}")
                 e.comment(f"net {sub.name}")
-            self.sub, self.training = sub, train
-            if train:
-                self.hook("before_forward")
-            self.forward()
-            if train:
-                self.hook("after_forward")
-                self.hook("before_backward")
-                self.backward()
-                self.hook("after_backward")
-            else:
-                self.log_outputs()
-            self.sub, self.training = None, False
+            self.pattern_body(sub, train)
             if len(nets) > 1 and k < len(nets) - 1:
                 e.ins("BR", f"{label}_tail")
         if len(nets) > 1:
@@ -1128,6 +1117,23 @@ class _Gen:
             if phase != "train":
                 e.ins("BR", f"{label}_tail")
         e.label(f"{label}_tail")
+
+    def pattern_body(self, sub, train: bool) -> None:
+        """One pattern of net ``sub`` (None: the main net): trained
+        (forward, backward, update, with their hooks) or evaluated (forward,
+        log).  The cost model (rapsim.compiler.plan) prices this body."""
+        self.sub, self.training = sub, train
+        if train:
+            self.hook("before_forward")
+        self.forward()
+        if train:
+            self.hook("after_forward")
+            self.hook("before_backward")
+            self.backward()
+            self.hook("after_backward")
+        else:
+            self.log_outputs()
+        self.sub, self.training = None, False
 
     # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
     def begin_pass(self, train: bool) -> None:

@@ -96,19 +96,9 @@ class _PlanGen(_Gen):
 
 
 def _one_pattern(g: _PlanGen, train: bool):
-    g.training = train
-    g.sub = None
-    if train:
-        g.hook("before_forward")
+    """A pass of the pattern loop: the inputs, the body, the loop's count."""
     g.load_inputs()
-    g.forward()
-    if train:
-        g.hook("after_forward")
-        g.hook("before_backward")
-        g.backward()
-        g.hook("after_backward")
-    else:
-        g.log_outputs()
+    g.pattern_body(None, train)
     g.e.ins("SUBI", "1", "R4")
     g.e.ins("BNZ", "pattern")
 

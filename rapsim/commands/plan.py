@@ -98,5 +98,6 @@ def run(args) -> int:
     if args.json:
         write_file(args.json, json.dumps(out, indent=1) + "\n")
     if not ranked:
-        raise RapError("no mapping can run this network on this machine (reasons above)")
+        raise RapError("no candidate could be priced: every mapping is refused by the compiler "
+                       "or has a routine without a cost entry (reasons above)")
     return 0

@@ -43,19 +43,16 @@ def test_plan_check(tmp_path, monkeypatch, capsys):
         assert c["train_predicted"] / c["train_simulated"] - 1 == c["train_error"]
 
 
-def test_plan_lists_refused(tmp_path, monkeypatch, capsys):
-    net = net_file(tmp_path, """
-layer x: input 18
-layer h: sigmoid 8 bias
-layer y: sigmoid 2 bias
-connect x -> h sparse local(4, 2)
-connect h -> y full
-net n { input x hidden h output y }
-train { rate 0.1 epochs 1 error mse }
-""")
-    rc, text, err = rap(["plan", net, "--nodes", "4"], monkeypatch, capsys)
-    assert rc == 0, err
-    assert "refused: checkerboard" in text
+def test_plan_lists_refused(monkeypatch, capsys):
+    """clones.net: several nets (every mapping but rows refused by the
+    compiler) and a binary layer (no cost entry for its kernels): each
+    refusal listed with its reason, then a clear error."""
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4"],
+                        monkeypatch, capsys)
+    assert rc == 1 and "no candidate could be priced" in err
+    flat = " ".join(text.split())
+    assert "refused: checkerboard" in flat and "several nets" in flat
+    assert "refused: rows: the cost model has no entry for _bcolsum" in flat
 
 
 def test_mapping_auto(tmp_path, monkeypatch, capsys):
