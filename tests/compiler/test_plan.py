@@ -92,3 +92,31 @@ def test_best_is_ranked_first():
     net = FAMILIES["speech"].network(512)
     ranked, _ = plan_all(net, 16)
     assert best_mapping(net, 16) == ranked[0].mapping == "rows"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 300), h=st.integers(1, 300), o=st.integers(1, 80),
+       nodes=st.integers(1, 64), mapping=st.sampled_from(PRESETS))
+def test_every_call_priced_and_breakdown_exact(n, h, o, nodes, mapping):
+    """Any MLP, machine and mapping: every call of the program has a cost
+    entry (no PlanError), the breakdown adds up to the total, and more
+    hidden units never make a pattern cheaper under rows."""
+    from rapsim.compiler.lower import LoweringError
+    text = (f"layer x: input {n}\nlayer h: sigmoid {h} bias\nlayer y: sigmoid {o} bias\n"
+            f"connect x -> h full\nconnect h -> y full\n"
+            f"net m {{ input x hidden h output y }}\ntrain {{ rate 0.1 epochs 1 error mse }}\n")
+    net = parse_text(text, "p.net")
+    try:
+        p = predict(net, resolve(net, nodes, mapping))
+    except LoweringError:
+        return
+    assert p.train_cycles > p.forward_cycles > 0
+    assert sum(p.train_breakdown.values()) == pytest.approx(p.train_cycles)
+    assert sum(p.forward_breakdown.values()) == pytest.approx(p.forward_cycles)
+    if mapping == "rows":
+        bigger = parse_text(text.replace(f"sigmoid {h} bias", f"sigmoid {h + nodes} bias"),
+                            "q.net")
+        assert predict(bigger, resolve(bigger, nodes, "rows")).train_cycles > p.train_cycles
