@@ -36,7 +36,12 @@ MATRIX = [("_mxv", {"y": "sram", "W": "sram", "x": "chip", "b": "sram"}),
           ("_mxout", {"W": "dram", "d": "sram", "x": "chip"}),
           ("_mxoutm", {"W": "sram", "d": "chip", "x": "chip", "M": "sram"}),
           ("_mxoutm", {"W": "sram", "d": "sram", "x": "chip", "M": "sram"}),
-          ("_mxoutm", {"W": "dram", "d": "chip", "x": "chip", "M": "dram"})]
+          ("_mxoutm", {"W": "dram", "d": "chip", "x": "chip", "M": "dram"}),
+          # the band kernels (a local receptive field: row i reads x from i * stride)
+          ("_mxvs", {"y": "sram", "W": "sram", "x": "chip", "b": "sram"}),
+          ("_mxtvs", {"y": "chip", "W": "sram", "e": "sram"}),
+          ("_mxouts", {"W": "sram", "d": "sram", "x": "chip"}),
+          ("_mxoutms", {"W": "sram", "d": "chip", "x": "chip", "M": "sram"})]
 SHAPES = [(4, 16), (8, 64), (32, 234), (16, 512)]
 
 _ADDR = {"y": 0x1000, "W": 0x0, "x": 0x0, "b": 0x2000, "e": 0x2400, "d": 0x2800,
@@ -74,7 +79,7 @@ def _args(kernel, place, sizes):
 def test_matrix_kernel_formula(kernel, place):
     calls, preds = [], []
     for rows, cols in SHAPES:
-        ints, a = _args(kernel, place, {"rows": rows, "cols": cols})
+        ints, a = _args(kernel, place, {"rows": rows, "cols": cols, "stride": 2})
         calls.append(Call(kernel, ints, [0.01, 0.9]))
         preds.append(KERNELS[kernel].cycles(a, DEFAULT_ACCESS))
     run = run_calls(calls)
