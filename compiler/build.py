@@ -101,7 +101,8 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     description's; rapsim.compiler.overlap)."""
     if mapping is None:
         from rapsim.compiler.mapping import resolve
-        mapping = resolve(network, nodes)
+        from rapsim.compiler.pipeline import apply_schedule
+        mapping = apply_schedule(network, resolve(network, nodes))
     overlap = overlap_for(network, mapping, overlap)
     plan = lower(network, nodes, memory, mapping)
     plan.host_hooks = list(host_hooks)
@@ -115,6 +116,10 @@ def overlap_for(network: Network, mapping, option: str | None = None) -> str:
     collectives it does not apply to."""
     from rapsim.compiler.overlap import resolve as resolve_overlap
     overlap = resolve_overlap(network.overlap, option)
+    if overlap != "off" and mapping.schedule != "lockstep":
+        raise RapError(f"overlap {overlap} applies to schedule lockstep, not {mapping.schedule} "
+                       f"(its ticks and frames have their own exchanges: docs/compiler.md, "
+                       f"\"Schedules\")")
     if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
         raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
                        f"{mapping.name} (its collectives are all-reduces of the weight changes "

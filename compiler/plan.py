@@ -353,6 +353,9 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
     plan.host_hooks = []
     plan.overlap = overlap
     g = _PlanGen(plan)
+    if getattr(mapping, "schedule", "lockstep") != "lockstep":
+        raise PlanError(f"the cost model has no entry for schedule {mapping.schedule} "
+                        f"(it prices the lockstep programs; compiler/plan.py SCHEDULES)")
     schedule = SCHEDULES.get(mapping.name)
     if schedule is None:
         raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
@@ -384,16 +387,20 @@ OVERLAPS = ("off", "ring")
 
 
 def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
-             overlap: str | None = None):
+             overlap: str | None = None, schedule: str | None = None):
     """Every preset mapping of ``network`` on ``nodes`` nodes, each with
     every overlap it takes (``overlap``: only that one; None: "off" and
-    "ring"): the predictions ranked fastest training first, and the refused
-    candidates with their reasons."""
+    "ring"), under the schedule ``schedule`` (--schedule; None: the
+    description's): the predictions ranked fastest training first, and the
+    refused candidates with their reasons."""
     from .lower import LoweringError
+    from .pipeline import apply_schedule
     ranked, refused = [], []
     for name in PRESETS:
         try:
-            m = resolve(network, nodes, name, batch if name in ("data", "hybrid") else 1)
+            m = apply_schedule(network, resolve(network, nodes, name,
+                                                batch if name in ("data", "hybrid") else 1),
+                               schedule)
         except MappingError as e:
             refused.append(Refused(name, str(e)))
             continue
@@ -411,14 +418,14 @@ def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float 
 
 
 def best_mapping(network, nodes: int, memory=None, batch: int = 1,
-                 overlap: str | None = None) -> str:
+                 overlap: str | None = None, schedule: str | None = None) -> str:
     """The mapping ``rap plan`` ranks first among those that take the
     overlap the program will be built with (``overlap``: the --overlap
     option, else the description's) (``--mapping auto``)."""
     from .build import overlap_for
     from .mapping import rows
     fixed = overlap_for(network, rows(network, nodes), overlap)
-    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed)
+    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed, schedule=schedule)
     if not ranked:
         raise PlanError("no mapping can run this network: "
                         + "; ".join(f"{r.mapping}: {r.reason}" for r in refused))
@@ -427,7 +434,8 @@ def best_mapping(network, nodes: int, memory=None, batch: int = 1,
 
 def measure_point(network, config, mapping: str, batch: int = 1,
                   warmup: int = 1, patterns: int = 2,
-                  overlap: str | None = None) -> tuple[float, float]:
+                  overlap: str | None = None,
+                  schedule: str | None = None) -> tuple[float, float]:
     """Simulated cycles per training and per forward pattern of ``network``
     under ``mapping`` on ``config``, measured as ``rap bench`` measures a
     point (docs/bench.md: the difference of a run of ``warmup`` and one of
@@ -438,8 +446,10 @@ def measure_point(network, config, mapping: str, batch: int = 1,
     if mapping in ("data", "hybrid"):
         warmup, patterns = warmup * n * batch, patterns * n * batch
     mnet = measurement_network(network)
-    program = compile_network(mnet, n, config.memory,
-                              mapping=resolve(mnet, n, mapping, batch), overlap=overlap)
+    from .pipeline import apply_schedule
+    program = compile_network(mnet, n, config.memory, overlap=overlap,
+                              mapping=apply_schedule(mnet, resolve(mnet, n, mapping, batch),
+                                                     schedule))
     runs = [measure(network, config, train_patterns=c, test_patterns=c, program=program)
             for c in (warmup, warmup + patterns)]
     perf = runs[1].performance - runs[0].performance

@@ -56,6 +56,11 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "of the weight changes (default 1)")
+    from rapsim.compiler.mapping import SCHEDULES
+    p.add_argument("--schedule", metavar="NAME", choices=SCHEDULES,
+                   help=f"the schedule ({', '.join(SCHEDULES)}) replacing the description's "
+                        f"(default: the description's, else lockstep; docs/compiler.md, "
+                        f"\"Schedules\")")
 
 
 def overlap_argument(p: argparse.ArgumentParser) -> None:
@@ -68,19 +73,31 @@ def overlap_argument(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_mapping(args, net, nodes: int, memory=None):
-    """The Mapping of the options and the description (``--mapping auto``:
-    the cost model's choice, rapsim.compiler.plan, its source ``auto``)."""
+    """The Mapping of the options and the description, with its schedule
+    (``--mapping auto``: the cost model's choice, rapsim.compiler.plan, its
+    source ``auto``)."""
     from rapsim.compiler.mapping import resolve
+    from rapsim.compiler.pipeline import apply_schedule
+    schedule = getattr(args, "schedule", None)
     if args.mapping == "auto":
         import sys
         from rapsim.compiler.plan import best_mapping
-        name = best_mapping(net, nodes, memory, args.batch, getattr(args, "overlap", None))
-        m = resolve(net, nodes, name, args.batch if name in ("data", "hybrid") else 1)
+        name = best_mapping(net, nodes, memory, args.batch, getattr(args, "overlap", None),
+                            schedule)
+        m = apply_schedule(net, resolve(net, nodes, name, args.batch
+                                        if name in ("data", "hybrid") else 1), schedule)
         m.source = "auto"
         print(f"--mapping auto: rap plan ranks {name} first on {nodes} node"
               f"{'s' if nodes > 1 else ''}", file=sys.stderr)
         return m
-    return resolve(net, nodes, args.mapping, args.batch)
+    return apply_schedule(net, resolve(net, nodes, args.mapping, args.batch), schedule)
+
+
+def describe_mapping(mapping, net) -> str:
+    """The mapping's line, and the schedule's when it is not lockstep."""
+    from rapsim.compiler.pipeline import describe
+    extra = describe(mapping, net)
+    return mapping.describe() + ("\n" + extra if extra else "")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -177,6 +194,11 @@ def run(args) -> int:
         from rapsim.compiler.checkpoint import load_weights
         from rapsim.compiler.infer import compile_inference, weights_file_words
         from rapsim.compiler.mapping import require_rows
+        if mapping.schedule != "lockstep":
+            raise RapError(f"the inference image (--forward-only, rap infer) runs lock-step "
+                           f"only, not schedule {mapping.schedule}; the pipelined forward pass "
+                           f"is the evaluation pass of 'rap train' (docs/compiler.md, "
+                           f"\"Schedules\")")
         require_rows(mapping, net, "the inference image (--forward-only, rap infer)")
         weights = load_weights(args.weights, net) if args.weights else None
         prog = compile_inference(net, config.nodes, config.memory, net=args.net)
@@ -186,7 +208,7 @@ def run(args) -> int:
     else:
         prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
                                overlap=args.overlap)
-    print(mapping.describe())
+    print(describe_mapping(mapping, net))
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)

@@ -36,6 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overlap", metavar="MODE", choices=("off", "on", "ring"),
                    help="rank only the candidates built with this overlap (default: every "
                         "mapping with overlap off and, where it applies, on)")
+    p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
+                   help="the schedule to plan (default: the description's, else lockstep; the "
+                        "model prices lockstep: other schedules are listed as refused)")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -56,7 +59,8 @@ def run(args) -> int:
     config = machine_config(args)
     net = load_network(args.network, args.params, args.params_file)
     mhz = config.clock_hz / 1e6
-    ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap)
+    ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap,
+                               args.schedule)
     con = Console()
     t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
                     f"predicted cost of every mapping (ranked by training)")
@@ -84,7 +88,8 @@ def run(args) -> int:
             c.add_column(col, justify="left" if col == "mapping" else "right")
         checks = []
         for p in ranked[:args.top]:
-            train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap)
+            train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap,
+                                       schedule=args.schedule)
             et, ef = p.train_cycles / train - 1, p.forward_cycles / fwd - 1
             checks.append({"mapping": p.mapping, "overlap": p.overlap,
                            "train_predicted": p.train_cycles,

@@ -82,3 +82,15 @@ def test_bad_input(tmp_path, monkeypatch, capsys):
     rc, _, err = rap(["plan", SPEECH, "--nodes", "4", "--json", tmp_path / "no" / "x.json"],
                      monkeypatch, capsys)
     assert rc == 1 and "x.json" in err
+
+
+def test_schedules(monkeypatch, capsys):
+    """The model prices lockstep programs: a pipeline (the description's
+    schedule) is refused with the reason; --schedule lockstep plans it."""
+    net = os.path.join(EXAMPLES, "pipeline.net")
+    rc, text, err = rap(["plan", net, "--nodes", "4"], monkeypatch, capsys)
+    assert rc == 1 and "no candidate could be priced" in err
+    assert "no entry for schedule pipeline" in " ".join(text.split())
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "lockstep"],
+                        monkeypatch, capsys)
+    assert rc == 0 and "best" in text
