@@ -163,6 +163,27 @@ class _Emitter:
 #: 2 words per node, 2 % slower; docs/compiler.md "Overlapped collectives")
 OVERLAP_MIN_WORDS = 4
 
+#: overlap on with momentum (_ring_rs_mxoutm): the cycles per node that the
+#: rule below charges for the fused chain's higher cost per node (measured
+#: about 9 more than the blocking reduce-scatter's 13: 21-24 on 40 nodes).
+#: 12: speech 234-512-61 (momentum 0.5) fused was 113 cycles a training
+#: pattern faster on 16 nodes and 24 slower on 40, where 468 < 12 x 40
+#: leaves it blocking (docs/compiler.md "Overlapped collectives")
+OVERLAP_MOMENTUM_PER_NODE = 12
+
+
+def momentum_overlap_pays(words: int, nodes: int) -> bool:
+    """Whether the reduce-scatter of ``words`` words on ``nodes`` nodes runs
+    during an update with momentum (**choice**, docs/compiler.md
+    "Overlapped collectives"): the fused row saves a cycle for each word
+    the node does not keep (5 instead of 4 + 2), but the weights beside its
+    own slice (ceil(words / nodes)) are left for after the chain, 4 cycles
+    each, and the chain's cost per node grows (a word stays 3 instructions
+    at a node instead of 1): fused when words - 4 ceil(words / nodes) is at
+    least OVERLAP_MOMENTUM_PER_NODE x nodes."""
+    own = -(-words // nodes)
+    return words - 4 * own >= OVERLAP_MOMENTUM_PER_NODE * nodes
+
 
 class _Gen:
     """Generates the program of one plan."""
@@ -749,7 +770,14 @@ class _Gen:
                     if cp.connect.key in shared:
                         continue                # after the backward pass: shared_updates
                     x = Addr(self.hot(src.act, cp))
-                    if M is not None:
+                    if M is not None and self.overlapped_rs(name, cp, after, part):
+                        e.call("_ring_rs_mxoutm", [Addr(src.err.name), self.off_table(src), U,
+                                                   delta, x, rows, Addr(M.name)],
+                               [Var("hv_eta"), Var("falpha")],
+                               comment=f"W += M = aM + eta d x^T, summing the partial errors "
+                                       f"of {src.name} on the ring meanwhile (overlap on)")
+                        self.rs_overlapped.add(src.name)
+                    elif M is not None:
                         e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
                                            Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
@@ -785,15 +813,18 @@ class _Gen:
         errors, it is split over the nodes, and no behaviour or host hook
         runs in between (the mapping is rows or layers: no checkerboard, no
         batch, no hybrid part), and the vector has at least
-        OVERLAP_MIN_WORDS words per node.  The program's results are those
+        OVERLAP_MIN_WORDS words per node; with momentum
+        (``_ring_rs_mxoutm``), where :func:`momentum_overlap_pays`.  The program's results are those
         of the blocking schedule, bit for bit."""
         p = self.p
         src = p.layers[cp.connect.src]
         if (p.overlap != "ring" or self.grid is not None or self.data or part is not None
                 or after != src.name or src.err is None or not src.reduced
                 or not self.split(src) or src.name in self.out_layers()
-                or src.layer.size < OVERLAP_MIN_WORDS * self.n or cp.momentum is not None or cp.binary
+                or src.layer.size < OVERLAP_MIN_WORDS * self.n or cp.binary
                 or p.network.behaviours or p.host_hooks):
+            return False
+        if cp.momentum is not None and not momentum_overlap_pays(src.layer.size, self.n):
             return False
         later = self.incoming(name)
         later = later[later.index(cp) + 1:]
