@@ -34,3 +34,18 @@ def resolve(written: str, option: str | None = None) -> str:
                        "large machines (docs/compiler.md, \"Open issues\"); use overlap on "
                        "(ring) or off")
     return "ring" if name == "on" else name
+
+
+def report_lines(report: list[dict]) -> list[str]:
+    """The lines rap cc and rap train print for a plan's overlap_report:
+    each reduce-scatter of the backward pass, overlapped with an update or
+    left blocking and why (never silently: docs/compiler.md)."""
+    out = []
+    for r in report:
+        if r["overlapped"]:
+            out.append(f"overlap ring: the reduce-scatter of {r['layer']} runs during the "
+                       f"update of {r['update']}")
+        else:
+            out.append(f"overlap ring: the reduce-scatter of {r['layer']} stays blocking: "
+                       f"{r['reason']}")
+    return out

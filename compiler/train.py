@@ -81,6 +81,8 @@ class TrainResult:
     mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
     valid_patterns: int = 0             # the validation set's (evaluated before the test set)
     overlap: str = "off"                # the collectives overlapped (rapsim.compiler.overlap)
+    #: overlap ring: each reduce-scatter, overlapped or blocking and why (Plan.overlap_report)
+    overlap_report: list = field(default_factory=list)
 
     @property
     def simulated_seconds(self) -> float:
@@ -109,7 +111,7 @@ class TrainResult:
 
     def to_dict(self) -> dict:
         """Everything but the weights and outputs, as JSON-ready values."""
-        return {
+        out = {
             "network": self.network,
             "nodes": self.config.nodes,
             "boards": self.config.boards,
@@ -131,6 +133,9 @@ class TrainResult:
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
+        if self.overlap != "off":       # each reduce-scatter: overlapped, or blocking and why
+            out["overlap_collectives"] = self.overlap_report
+        return out
 
 
 def _totals(sim) -> dict:
@@ -356,7 +361,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats, mapping, n_valid, program.plan.overlap)
+                       state, sched.stats, mapping, n_valid, program.plan.overlap,
+                       list(program.plan.overlap_report))
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
