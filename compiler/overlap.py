@@ -28,11 +28,11 @@ def resolve(written: str, option: str | None = None) -> str:
     if name not in OVERLAPS:
         raise RapError(f"unknown overlap {name!r} (expected one of {', '.join(OVERLAPS)})")
     if name == "dma":
-        raise RapError("overlap dma is not supported: the DMA channel moves 2 words a cycle at "
-                       "best and each node's three or four transfers must be started by the "
-                       "CPU on the chain's critical path, which costs more than it hides on "
-                       "large machines (docs/compiler.md, \"Open issues\"); use overlap on "
-                       "(ring) or off")
+        raise RapError("overlap dma is not supported: the DMA channel takes 2 cycles a word "
+                       "and each node's transfers must be started by the CPU on the chain's "
+                       "critical path (measured: the all-gather by DMA takes 2336 cycles "
+                       "against 887 on 40 nodes, more than it could hide; docs/compiler.md, "
+                       "\"Open issues\"); use overlap on (ring) or off")
     return "ring" if name == "on" else name
 
 
