@@ -36,16 +36,21 @@ def _train(net, nodes, overlap, mapping=None):
     return train(net, data, nodes=nodes, overlap=overlap, mapping=mapping)
 
 
-@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
-def test_same_bits_as_blocking(nodes):
-    net = _net()
-    off, on = _train(net, nodes, "off"), _train(net, nodes, "on")
-    assert on.overlap == "ring" and off.overlap == "off"
+def _assert_same(off, on):
+    """The same weights, biases and outputs, bit for bit."""
     for k in off.weights.connects:
         assert np.array_equal(on.weights.connects[k], off.weights.connects[k]), k
     for k in off.weights.biases:
         assert np.array_equal(on.weights.biases[k], off.weights.biases[k]), k
     assert np.array_equal(on.outputs, off.outputs)
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
+def test_same_bits_as_blocking(nodes):
+    net = _net()
+    off, on = _train(net, nodes, "off"), _train(net, nodes, "on")
+    assert on.overlap == "ring" and off.overlap == "off"
+    _assert_same(off, on)
 
 
 def test_layers_mapping_same_bits():
@@ -93,12 +98,7 @@ def test_momentum_same_bits_as_blocking(nodes, monkeypatch):
     if nodes > 1:
         assert compile_network(net, nodes, overlap="on").source.count(
             "CALL    _ring_rs_mxoutm") == 2
-    off, on = _train(net, nodes, "off"), _train(net, nodes, "on")
-    for k in off.weights.connects:
-        assert np.array_equal(on.weights.connects[k], off.weights.connects[k]), k
-    for k in off.weights.biases:
-        assert np.array_equal(on.weights.biases[k], off.weights.biases[k]), k
-    assert np.array_equal(on.outputs, off.outputs)
+    _assert_same(_train(net, nodes, "off"), _train(net, nodes, "on"))
 
 
 def test_momentum_overlap_where_it_pays():
