@@ -103,7 +103,12 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     overlap = resolve_overlap(network.overlap, overlap)
     if mapping is None:
         from rapsim.compiler.mapping import resolve
-        mapping = resolve(network, nodes)
+        from rapsim.compiler.pipeline import apply_schedule
+        mapping = apply_schedule(network, resolve(network, nodes))
+    if overlap != "off" and mapping.schedule != "lockstep":
+        raise RapError(f"overlap {overlap} applies to schedule lockstep, not {mapping.schedule} "
+                       f"(its ticks and frames have their own exchanges: docs/compiler.md, "
+                       f"\"Schedules\")")
     if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
         raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
                        f"{mapping.name} (its collectives are all-reduces of the weight changes "

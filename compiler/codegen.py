@@ -93,6 +93,8 @@ class _Emitter:
         self.nv: dict[str, list[str]] = {}
         #: words of .data the program writes (e.g. bl_<layer>)
         self.vars: list[str] = []
+        #: float constants on the DP page: value -> symbol (fconst)
+        self.floats: dict[float, str] = {}
 
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
@@ -123,6 +125,12 @@ class _Emitter:
         if expr not in self.consts:
             self.consts[expr] = f"k{len(self.consts)}"
         return self.consts[expr]
+
+    def fconst(self, value: float) -> Var:
+        """A float constant on the DP page, for a kernel's R2/R3 argument."""
+        if value not in self.floats:
+            self.floats[value] = f"kf{len(self.floats)}"
+        return Var(self.floats[value])
 
     def pernode(self, name: str, values: list) -> Var:
         """A per-node variable: node k reads ``values[k]`` at @name."""
@@ -205,6 +213,9 @@ class _Gen:
         #: the net whose pattern is being generated: None, the main net, or a
         #: sub-net (rapsim.compiler.nets.SubNet)
         self.sub = None
+        #: where the forward pass writes a layer's own activations (None: its
+        #: act buffer; the streaming schedule's frames: the next state's)
+        self.dest = None
         #: overlap on: the layers whose reduce-scatter ran during an update
         #: (:meth:`overlapped_rs`), in the backward pass being generated
         self.rs_overlapped: set[str] = set()
@@ -590,9 +601,20 @@ class _Gen:
                 e.call("_mxout", [W, d, x, rows, cols], [Var("hv_eta")],
                        comment=f"shared {key}, {what}: W += eta d x^T")
 
-    def forward(self, part: str | None = None) -> None:
+    def forward(self, part: str | None = None, tick: bool = False,
+                exchange: bool = True) -> None:
+        """The forward pass of one pattern; ``tick``: one tick of the
+        pipeline (compiler/pipeline.py): the layers in backward order, so
+        that each reads its sources as the previous tick left them, then
+        the ring's part of a softmax split over a group (its maximum and
+        sum: a collective, which would hold the other stages back if it
+        came between them) and the all-gathers, after all of them (without
+        ``exchange``: left in ``self.pending`` for the caller)."""
         e, p = self.e, self.p
-        for name in self.part(self.fwd_layers(), part):
+        gathers = [] if tick else None
+        softmax = []
+        names = self.part(self.fwd_layers(), part)
+        for name in (names[::-1] if tick else names):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             if self.training:
@@ -642,13 +664,15 @@ class _Gen:
                     else:
                         e.call("_vadd", [net, net, tmp, rows])
                 first = False
-            act = self.act_own(lp)
+            act = self.act_own(lp) if self.dest is None else self.dest(lp)
             if lp.kind == "sigmoid":
                 e.call("_vsigmoid", [act, net, rows])
             elif lp.kind == "tanh":
                 e.call("_vtanh", [act, net, rows])
             elif lp.kind == "linear":
                 e.call("_vcopy", [act, net, rows])
+            elif lp.kind == "softmax" and gathers is not None and self.split(lp):
+                softmax.append((act, net, rows))    # its ring sums after every stage's work
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
                 e.call("_vsoftmax_ring" if self.split(lp) else "_vsoftmax", [act, net, rows])
@@ -659,13 +683,55 @@ class _Gen:
                 e.call(t.forward, [act, net, rows], comment=f"transfer {t.name}: y = f(net)")
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
-            if lp.gathered:
+            if lp.gathered and gathers is not None:
+                gathers.append(lp)
+            elif lp.gathered:
                 self.gather(lp, lp.act)
             if lp.blist is not None:
                 e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
                        comment=f"{name}: the index list of its active units")
             if self.training:
                 self.hook("after_forward", name)
+        for args in softmax:
+            e.call("_vsoftmax_ring", list(args), comment="softmax: maximum and sum over the ring")
+        if not exchange:
+            self.pending = gathers or []
+            return
+        for lp in gathers or []:
+            self.gather(lp, lp.act)
+
+    def pipeline_loop(self, label: str) -> None:
+        """The pipelined evaluation pass (compiler/pipeline.py): R4
+        patterns in R4 + S - 1 ticks; a tick loads the next pattern's input
+        record while there is one (the first R4 ticks), runs every stage
+        (:meth:`forward` with ``tick``) and logs the outputs once the first
+        pattern has reached the output stage (from tick S - 1 on)."""
+        from rapsim.compiler.pipeline import stages
+        e, fill = self.e, stages(self.p.network).fill
+        e.comment(f"pipelined evaluation: {fill} ticks to fill, {fill} to drain")
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
+        if fill:
+            e.ins("ADDI", str(fill), "R4", comment="R4: ticks left (patterns + fill)")
+            e.ins("LDI", str(fill), "R6", comment="R6: ticks before the first output")
+        e.label(label)
+        if fill:
+            e.ins("CMPI", str(fill), "R4")
+            e.branch("LE", f"{label}_drain", comment="draining: no new pattern")
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        e.label(f"{label}_drain")
+        self.forward(tick=True)
+        if fill:
+            e.ins("CMPI", "0", "R6")
+            e.branch("EQ", f"{label}_out")
+            e.ins("SUBI", "1", "R6", comment="filling: no output yet")
+            e.ins("BR", f"{label}_next")
+            e.label(f"{label}_out")
+        self.log_outputs()
+        e.label(f"{label}_next")
+        e.ins("SUBI", "1", "R4")
+        e.branch("NZ", label)
 
     def log_outputs(self) -> None:
         e = self.e
@@ -712,31 +778,13 @@ class _Gen:
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
             tmp = Addr(lp.tmp.name)
             if name in self.out_layers():
-                # target record of this node's slice
-                toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
-                                                  for k in range(self.n)])
                 e.ins("LDI", "@cur", "R0")
-                e.ins("MPYI", "@hv_tgt_stride", "R0")
-                e.ins("ADDI", "@hv_db_tgt", "R0")
-                e.ins("ADDI", "@" + toff.sym, "R0")
-                e.ins("LDI", "R0", "AR3")
-                e.load("AR2", delta)
-                e.load("AR4", act)
-                e.load("AR5", rows)
-                e.ins("CALL", "_vsub", comment="d = t - y")
-                if p.network.training.error == "mse" and self.deriv(lp):
-                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
-                    e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+                self.output_error(lp, act)
             else:
                 if lp.reduced and self.split(lp) and name not in self.rs_overlapped:
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
-                err = self.err_own(lp)
-                if self.deriv(lp):
-                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
-                    e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
-                else:
-                    e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
+                self.hidden_error(lp, act)
             if lp.bias:
                 self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),
                                    delta, rows, "bias")
@@ -872,6 +920,37 @@ class _Gen:
             out.append({"layer": name, "overlapped": not why,
                         "update": connect, "reason": why})
         return out
+
+    def output_error(self, lp: LayerPlan, act) -> None:
+        """An output layer's error signal ``d = t - y`` (times f' for mse)
+        from its own activations ``act``; R0 holds the pattern's row."""
+        e, rows = self.e, self.rows(lp)
+        delta, tmp = Addr(lp.delta.name), Addr(lp.tmp.name)
+        # target record of this node's slice
+        toff = e.pernode(f"toff_{lp.name}", [lp.target_offset + lp.split.lo(k)
+                                             for k in range(self.n)])
+        e.ins("MPYI", "@hv_tgt_stride", "R0")
+        e.ins("ADDI", "@hv_db_tgt", "R0")
+        e.ins("ADDI", "@" + toff.sym, "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.load("AR2", delta)
+        e.load("AR4", act)
+        e.load("AR5", rows)
+        e.ins("CALL", "_vsub", comment="d = t - y")
+        if self.p.network.training.error == "mse" and self.deriv(lp):
+            e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+            e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+
+    def hidden_error(self, lp: LayerPlan, act) -> None:
+        """A hidden layer's error signal ``d = e f'`` from the sums of its
+        partial errors (own slice) and its own activations ``act``."""
+        e, rows = self.e, self.rows(lp)
+        delta, tmp, err = Addr(lp.delta.name), Addr(lp.tmp.name), self.err_own(lp)
+        if self.deriv(lp):
+            e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+            e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
+        else:
+            e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
 
     def target(self, w: Addr, m, key: str):
         """Where a pattern's weight change goes: the weights ``w`` themselves
@@ -1254,6 +1333,9 @@ class _Gen:
     def program(self) -> str:
         e, p = self.e, self.p
         self.prologue()
+        if p.mapping is not None and p.mapping.schedule == "stream":
+            from rapsim.compiler.frames_gen import clear_states
+            clear_states(self)
         if self.data:
             self.clear_grad()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
@@ -1269,6 +1351,12 @@ class _Gen:
             e.ins("STI", "R0", "@" + self.netsel(), comment="the main net first")
         if self.data:
             self.batch_loop()
+        elif p.mapping is not None and p.mapping.schedule == "pipeline":
+            from rapsim.compiler.pipeline_gen import train_ticks
+            train_ticks(self, "tick")
+        elif p.mapping is not None and p.mapping.schedule == "stream":
+            from rapsim.compiler.frames_gen import frames_pass
+            frames_pass(self, "frame", learn=True)
         else:
             self.pattern_loop("pattern", train=True)
         self.barrier()
@@ -1286,6 +1374,13 @@ class _Gen:
             e.branch("LE", "evaluated")
             self.pattern_loop("tpattern", train=False)
             e.label("evaluated")
+        elif p.mapping is not None and p.mapping.schedule == "pipeline":
+            e.branch("LE", "next")
+            self.pipeline_loop("ttick")
+        elif p.mapping is not None and p.mapping.schedule == "stream":
+            e.branch("LE", "next")
+            from rapsim.compiler.frames_gen import frames_pass
+            frames_pass(self, "tframe", learn=False)
         else:
             e.branch("LE", "next")
             self.pattern_loop("tpattern", train=False)
@@ -1393,6 +1488,8 @@ class _Gen:
         out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
+        for value, sym in e.floats.items():
+            out.append(f"{sym}: .float {value!r}")
         # the end of what @ addresses; the rest is reached through pointers
         # (k_nvtab, the k<n> constants of the off_ tables, the messages), so
         # the per-node table (NV_WORDS x nodes words) needs no room on the page

@@ -55,6 +55,11 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "of the weight changes (default 1)")
+    from rapsim.compiler.mapping import SCHEDULES
+    p.add_argument("--schedule", metavar="NAME", choices=SCHEDULES,
+                   help=f"the schedule ({', '.join(SCHEDULES)}) replacing the description's "
+                        f"(default: the description's, else lockstep; docs/compiler.md, "
+                        f"\"Schedules\")")
 
 
 def overlap_argument(p: argparse.ArgumentParser) -> None:
@@ -67,9 +72,18 @@ def overlap_argument(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_mapping(args, net, nodes: int):
-    """The Mapping of the options and the description."""
+    """The Mapping of the options and the description, with its schedule."""
     from rapsim.compiler.mapping import resolve
-    return resolve(net, nodes, args.mapping, args.batch)
+    from rapsim.compiler.pipeline import apply_schedule
+    return apply_schedule(net, resolve(net, nodes, args.mapping, args.batch),
+                          getattr(args, "schedule", None))
+
+
+def describe_mapping(mapping, net) -> str:
+    """The mapping's line, and the schedule's when it is not lockstep."""
+    from rapsim.compiler.pipeline import describe
+    extra = describe(mapping, net)
+    return mapping.describe() + ("\n" + extra if extra else "")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -166,6 +180,11 @@ def run(args) -> int:
         from rapsim.compiler.checkpoint import load_weights
         from rapsim.compiler.infer import compile_inference, weights_file_words
         from rapsim.compiler.mapping import require_rows
+        if mapping.schedule != "lockstep":
+            raise RapError(f"the inference image (--forward-only, rap infer) runs lock-step "
+                           f"only, not schedule {mapping.schedule}; the pipelined forward pass "
+                           f"is the evaluation pass of 'rap train' (docs/compiler.md, "
+                           f"\"Schedules\")")
         require_rows(mapping, net, "the inference image (--forward-only, rap infer)")
         weights = load_weights(args.weights, net) if args.weights else None
         prog = compile_inference(net, config.nodes, config.memory, net=args.net)
@@ -175,7 +194,7 @@ def run(args) -> int:
     else:
         prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
                                overlap=args.overlap)
-    print(mapping.describe())
+    print(describe_mapping(mapping, net))
     if not args.forward_only and prog.plan.overlap != "off":
         from rapsim.compiler.overlap import report_lines
         print("\n".join(report_lines(prog.plan.overlap_report)))
