@@ -209,6 +209,9 @@ def run(args) -> int:
         prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
                                overlap=args.overlap)
     print(describe_mapping(mapping, net))
+    if not args.forward_only and prog.plan.overlap != "off":
+        from rapsim.compiler.overlap import report_lines
+        print("\n".join(report_lines(prog.plan.overlap_report)))
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)

@@ -228,7 +228,10 @@ def report(result, file=None) -> None:
                   f"by " + ", ".join(str(s["staleness"]) for s in p["per_stage"])
                   + " updates (stage 1 first)")
     if result.overlap != "off":
+        from rapsim.compiler.overlap import report_lines
         con.print(f"overlap {result.overlap}: the reduce-scatters during the weight updates")
+        for line in report_lines(result.overlap_report):
+            con.print(line, markup=False)
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
