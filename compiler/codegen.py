@@ -171,6 +171,27 @@ class _Emitter:
 #: 2 words per node, 2 % slower; docs/compiler.md "Overlapped collectives")
 OVERLAP_MIN_WORDS = 4
 
+#: overlap on with momentum (_ring_rs_mxoutm): the cycles per node that the
+#: rule below charges for the fused chain's higher cost per node (measured
+#: about 9 more than the blocking reduce-scatter's 13: 21-24 on 40 nodes).
+#: 12: speech 234-512-61 (momentum 0.5) fused was 113 cycles a training
+#: pattern faster on 16 nodes and 24 slower on 40, where 468 < 12 x 40
+#: leaves it blocking (docs/compiler.md "Overlapped collectives")
+OVERLAP_MOMENTUM_PER_NODE = 12
+
+
+def momentum_overlap_pays(words: int, nodes: int) -> bool:
+    """Whether the reduce-scatter of ``words`` words on ``nodes`` nodes runs
+    during an update with momentum (**choice**, docs/compiler.md
+    "Overlapped collectives"): the fused row saves a cycle for each word
+    the node does not keep (5 instead of 4 + 2), but the weights beside its
+    own slice (ceil(words / nodes)) are left for after the chain, 4 cycles
+    each, and the chain's cost per node grows (a word stays 3 instructions
+    at a node instead of 1): fused when words - 4 ceil(words / nodes) is at
+    least OVERLAP_MOMENTUM_PER_NODE x nodes."""
+    own = -(-words // nodes)
+    return words - 4 * own >= OVERLAP_MOMENTUM_PER_NODE * nodes
+
 
 class _Gen:
     """Generates the program of one plan."""
@@ -198,6 +219,9 @@ class _Gen:
         #: overlap on: the layers whose reduce-scatter ran during an update
         #: (:meth:`overlapped_rs`), in the backward pass being generated
         self.rs_overlapped: set[str] = set()
+        #: overlap ring: layer -> (the connect whose update could run its
+        #: reduce-scatter, why it does not: "" when it does)
+        self.rs_reasons: dict[str, tuple] = {}
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -745,7 +769,7 @@ class _Gen:
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        self.rs_overlapped = set()
+        self.rs_overlapped, self.rs_reasons = set(), {}
         for at, name in enumerate(names):
             lp = p.layers[name]
             after = names[at + 1] if at + 1 < len(names) else None
@@ -797,7 +821,14 @@ class _Gen:
                     if cp.connect.key in shared:
                         continue                # after the backward pass: shared_updates
                     x = Addr(self.hot(src.act, cp))
-                    if M is not None:
+                    if M is not None and self.overlapped_rs(name, cp, after, part):
+                        e.call("_ring_rs_mxoutm", [Addr(src.err.name), self.off_table(src), U,
+                                                   delta, x, rows, Addr(M.name)],
+                               [Var("hv_eta"), Var("falpha")],
+                               comment=f"W += M = aM + eta d x^T, summing the partial errors "
+                                       f"of {src.name} on the ring meanwhile (overlap on)")
+                        self.rs_overlapped.add(src.name)
+                    elif M is not None:
                         e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
                                            Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
@@ -822,30 +853,73 @@ class _Gen:
             self.hook("after_backward", name)
         if shared:
             self.shared_updates()
+        if p.overlap == "ring":
+            seen = {r["layer"] for r in p.overlap_report}
+            p.overlap_report.extend(r for r in self.overlap_report() if r["layer"] not in seen)
 
     def overlapped_rs(self, name: str, cp: ConnectPlan, after: str | None,
                       part: str | None) -> bool:
         """overlap on (rapsim.compiler.overlap): the update of full connect
         ``cp`` into layer ``name`` runs the reduce-scatter of its source's
-        partial error sums meanwhile (``_ring_rs_mxout``), when that
-        reduce-scatter would come next anyway: the source is the next layer
-        of the backward pass, no later connect of ``name`` adds into its
-        errors, it is split over the nodes, and no behaviour or host hook
-        runs in between (the mapping is rows or layers: no checkerboard, no
-        batch, no hybrid part), and the vector has at least
-        OVERLAP_MIN_WORDS words per node.  The program's results are those
-        of the blocking schedule, bit for bit."""
+        partial error sums meanwhile (``_ring_rs_mxout``; with momentum
+        ``_ring_rs_mxoutm``) unless :meth:`why_blocking` names a reason.
+        The program's results are those of the blocking schedule, bit for
+        bit.  Each reduce-scatter's outcome goes to the plan's
+        overlap_report (printed by rap cc and rap train)."""
+        p = self.p
+        if p.overlap != "ring" or self.grid is not None or self.data or part is not None:
+            return False
+        src = p.layers[cp.connect.src]
+        if src.err is None or not src.reduced or not self.split(src) \
+                or src.name in self.out_layers():
+            return False                        # no reduce-scatter of src to overlap
+        why = self.why_blocking(name, cp, after)
+        if src.name not in self.rs_reasons or not why:
+            self.rs_reasons[src.name] = (cp.connect.name, why)
+        return not why
+
+    def why_blocking(self, name: str, cp: ConnectPlan, after: str | None) -> str:
+        """Why the reduce-scatter of ``cp``'s source (split and reduced)
+        cannot run during ``cp``'s update ("" when it can): it must come
+        next anyway (the source is the next layer of the backward pass, no
+        later connect of ``name`` adds into its errors, no behaviour or
+        host hook runs in between), the connect must be full and not from a
+        binary layer, the vector must have at least OVERLAP_MIN_WORDS words
+        per node, and with momentum :func:`momentum_overlap_pays`."""
         p = self.p
         src = p.layers[cp.connect.src]
-        if (p.overlap != "ring" or self.grid is not None or self.data or part is not None
-                or after != src.name or src.err is None or not src.reduced
-                or not self.split(src) or src.name in self.out_layers()
-                or src.layer.size < OVERLAP_MIN_WORDS * self.n or cp.momentum is not None or cp.binary
-                or p.network.behaviours or p.host_hooks):
-            return False
+        size, n = src.layer.size, self.n
         later = self.incoming(name)
         later = later[later.index(cp) + 1:]
-        return all(c.connect.src != src.name for c in later)
+        if after != src.name or any(c.connect.src == src.name for c in later):
+            return "other work of the backward pass comes between the update and it"
+        if cp.binary:
+            return "the connect's source is a binary layer (its update walks active columns)"
+        if p.network.behaviours or p.host_hooks:
+            return "behaviours or host hooks may run between the update and it"
+        if size < OVERLAP_MIN_WORDS * n:
+            return (f"{size / n:.1f} words per node, fewer than {OVERLAP_MIN_WORDS} "
+                    f"(the fused chain is slower there)")
+        if cp.momentum is not None and not momentum_overlap_pays(size, n):
+            own = -(-size // n)
+            return (f"with momentum: {size} - 4 x {own} < {OVERLAP_MOMENTUM_PER_NODE} x {n} "
+                    f"nodes (the fused chain is slower there)")
+        return ""
+
+    def overlap_report(self) -> list[dict]:
+        """overlap ring: every reduce-scatter of the backward pass just
+        generated, overlapped (during which connect's update) or blocking
+        and why."""
+        out = []
+        for name in self.bwd_layers():
+            lp = self.p.layers[name]
+            if name in self.out_layers() or not lp.reduced or not self.split(lp):
+                continue
+            connect, why = self.rs_reasons.get(
+                name, (None, "no full connect's update from it comes right before it"))
+            out.append({"layer": name, "overlapped": not why,
+                        "update": connect, "reason": why})
+        return out
 
     def output_error(self, lp: LayerPlan, act) -> None:
         """An output layer's error signal ``d = t - y`` (times f' for mse)
@@ -1158,18 +1232,7 @@ class _Gen:
             if k:
                 e.label(f"{label}_net{k}")
                 e.comment(f"net {sub.name}")
-            self.sub, self.training = sub, train
-            if train:
-                self.hook("before_forward")
-            self.forward()
-            if train:
-                self.hook("after_forward")
-                self.hook("before_backward")
-                self.backward()
-                self.hook("after_backward")
-            else:
-                self.log_outputs()
-            self.sub, self.training = None, False
+            self.pattern_body(sub, train)
             if len(nets) > 1 and k < len(nets) - 1:
                 e.ins("BR", f"{label}_tail")
         if len(nets) > 1:
@@ -1207,6 +1270,23 @@ class _Gen:
             if phase != "train":
                 e.ins("BR", f"{label}_tail")
         e.label(f"{label}_tail")
+
+    def pattern_body(self, sub, train: bool) -> None:
+        """One pattern of net ``sub`` (None: the main net): trained
+        (forward, backward, update, with their hooks) or evaluated (forward,
+        log).  The cost model (rapsim.compiler.plan) prices this body."""
+        self.sub, self.training = sub, train
+        if train:
+            self.hook("before_forward")
+        self.forward()
+        if train:
+            self.hook("after_forward")
+            self.hook("before_backward")
+            self.backward()
+            self.hook("after_backward")
+        else:
+            self.log_outputs()
+        self.sub, self.training = None, False
 
     # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
     def begin_pass(self, train: bool) -> None:

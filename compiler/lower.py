@@ -305,6 +305,10 @@ class Plan:
     #: "off" or "ring": the collectives overlapped with computation
     #: (rapsim.compiler.overlap; set by compile_network)
     overlap: str = "off"
+    #: overlap ring: each reduce-scatter of the backward pass, overlapped
+    #: with an update or left blocking and why (set by codegen:
+    #: ``{"layer", "overlapped", "during", "reason"}``; docs/compiler.md)
+    overlap_report: list = field(default_factory=list)
 
     @property
     def hybrid(self) -> bool:

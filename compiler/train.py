@@ -90,6 +90,8 @@ class TrainResult:
     #: schedule stream: every frame's outputs of the last evaluation pass
     #: (patterns x frames x output units); None otherwise
     frame_outputs: np.ndarray | None = None
+    #: overlap ring: each reduce-scatter, overlapped or blocking and why (Plan.overlap_report)
+    overlap_report: list = field(default_factory=list)
 
     @property
     def simulated_seconds(self) -> float:
@@ -118,7 +120,7 @@ class TrainResult:
 
     def to_dict(self) -> dict:
         """Everything but the weights and outputs, as JSON-ready values."""
-        return {
+        out = {
             "network": self.network,
             "nodes": self.config.nodes,
             "boards": self.config.boards,
@@ -142,6 +144,9 @@ class TrainResult:
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
+        if self.overlap != "off":       # each reduce-scatter: overlapped, or blocking and why
+            out["overlap_collectives"] = self.overlap_report
+        return out
 
 
 def _totals(sim) -> dict:
@@ -395,7 +400,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
                        state, sched.stats, mapping, n_valid, program.plan.overlap,
-                       pipe, frames, host.frame_outputs if framed else None)
+                       pipe, frames, host.frame_outputs if framed else None,
+                       list(program.plan.overlap_report))
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):

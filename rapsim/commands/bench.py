@@ -222,6 +222,7 @@ def measure_point(point: dict, threads: int = 1) -> dict:
                                       None if (mapping, schedule) == ("rows", "pipeline")
                                       else mapping, batch, schedule),
                                   overlap=overlap)
+        rec.update(_prediction(mnet, config, program.plan))
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -253,6 +254,10 @@ def measure_point(point: dict, threads: int = 1) -> dict:
     c = rec["connections"]
     rec.update(_phase_figures("train", perf.train, 3 * c, nodes))
     rec.update(_phase_figures("eval", perf.evaluate, c, nodes))
+    for ph in ("train", "eval"):
+        if rec.get(f"predicted_{ph}_cycles_per_pattern") and rec[f"{ph}_cycles_per_pattern"]:
+            rec[f"predicted_{ph}_error"] = (rec[f"predicted_{ph}_cycles_per_pattern"]
+                                            / rec[f"{ph}_cycles_per_pattern"] - 1)
     if every:
         fewer = profiles[0] if warmup else None
         rec["train_profile"] = per_pattern(profiles[-1], fewer, "train", patterns, nodes)
@@ -264,6 +269,20 @@ def measure_point(point: dict, threads: int = 1) -> dict:
         "host_seconds": time.perf_counter() - t0,
     })
     return rec
+
+
+def _prediction(network, config, plan) -> dict:
+    """The cost model's cycles per pattern of the point's program (rap
+    plan, docs/plan.md), recorded beside the measured ones; a program the
+    model cannot price records why instead."""
+    from rapsim.compiler.plan import PlanError, predict
+    try:
+        p = predict(network, plan.mapping, config.memory, config.clock_hz / 1e6,
+                    overlap=plan.overlap)
+    except PlanError as e:
+        return {"predicted_error_reason": str(e)}
+    return {"predicted_train_cycles_per_pattern": p.train_cycles,
+            "predicted_eval_cycles_per_pattern": p.forward_cycles}
 
 
 #: figures every measured record has (the table, the plot and the profile tables use them)
@@ -545,7 +564,8 @@ def print_table(records: list[dict], file=None) -> None:
     cols = [("network", "left"), ("connections", "right"), ("nodes", "right"),
             ("boards", "right"), ("units/node", "right"), ("MCPS", "right"),
             ("% peak", "right"), ("MCUPS", "right"), ("% peak ", "right"),
-            ("MCPS speedup", "right"), ("MCUPS speedup", "right"), ("weights", "left"),
+            ("MCPS speedup", "right"), ("MCUPS speedup", "right"), ("plan error", "right"),
+            ("weights", "left"),
             ("host s", "right"), ("RAP, published", "left")]
     for name, just in cols:
         t.add_column(name, justify=just)
@@ -569,7 +589,7 @@ def print_table(records: list[dict], file=None) -> None:
                 f"{p['size'] / n:g}"]
         if r.get("error") is not None:
             what = ("does not fit: " if r.get("error_kind") == "lowering" else "FAILED: ")
-            t.add_row(*head, f"[red]{what}{r['error']}[/red]", *[""] * 6,
+            t.add_row(*head, f"[red]{what}{r['error']}[/red]", *[""] * 7,
                       f"{r.get('host_seconds', 0):.1f}", published(n))
             continue
 
@@ -578,12 +598,22 @@ def print_table(records: list[dict], file=None) -> None:
             return "" if s is None else f"{s:.1f} ({100 * e:.0f}%)"
         t.add_row(*head, f"{r['mcps']:.1f}", f"{r['mcps_percent_of_peak']:.1f}",
                   f"{r['mcups']:.1f}", f"{r['mcups_percent_of_peak']:.1f}",
-                  su("mcps"), su("mcups"), r.get("weights_in", ""),
+                  su("mcps"), su("mcups"), _plan_error(r), r.get("weights_in", ""),
                   f"{r.get('host_seconds', 0):.1f}", published(n))
     con.print(t)
     con.print("speedup: over the fewest nodes measured for the network (times their count), "
-              "with the percentage of linear; units/node: hidden units per node; host s: "
-              "host seconds to compile and simulate the point")
+              "with the percentage of linear; units/node: hidden units per node; plan error: "
+              "the cost model's cycles per training / forward pattern against the measured "
+              "(rap plan, docs/plan.md); host s: host seconds to compile and simulate the point")
+
+
+def _plan_error(r: dict) -> str:
+    """The prediction's relative error of a record (blank in results files
+    written before rap plan)."""
+    t, f = r.get("predicted_train_error"), r.get("predicted_eval_error")
+    if not _number(t) or not _number(f):
+        return ""
+    return f"{100 * t:+.1f}% / {100 * f:+.1f}%"
 
 
 def print_profiles(records: list[dict], file=None, columns: int = 9) -> None:

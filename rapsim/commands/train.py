@@ -229,7 +229,10 @@ def report(result, file=None) -> None:
                   f"by " + ", ".join(str(s["staleness"]) for s in p["per_stage"])
                   + " updates (stage 1 first)")
     if result.overlap != "off":
+        from rapsim.compiler.overlap import report_lines
         con.print(f"overlap {result.overlap}: the reduce-scatters during the weight updates")
+        for line in report_lines(result.overlap_report):
+            con.print(line, markup=False)
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
@@ -330,7 +333,7 @@ def run(args) -> int:
     from rapsim.compiler.checkpoint import load_state, load_weights, save_state
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
-    mapping = resolve_mapping(args, net, config.nodes)
+    mapping = resolve_mapping(args, net, config.nodes, config.memory)
     program = compile_network(net, config.nodes, config.memory, mapping=mapping,
                               overlap=args.overlap)
     if not args.quiet:
