@@ -69,6 +69,8 @@ cdef int fast_step(Node* n) noexcept nogil:
     in_slot = n.dslots > 0
     if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
         return step(n)
+    if d.fetch_only and frg != RG_NONE:
+        return fast_fetch_only(n, d, pc, in_slot)
 
     # -- decode: register conflicts, effective addresses (plain memory only;
     # nothing has been changed yet, so step() can still take over)
@@ -126,6 +128,39 @@ cdef int fast_step(Node* n) noexcept nogil:
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
     retire(n, &c, stall_rc, t, t, t, 0, in_slot, rpts_was)
+    return n.status
+
+
+cdef int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) noexcept nogil:
+    """fast_step() for an instruction whose only memory access is its fetch
+    (Decoded.fetch_only: no memory operand, no stack, not IDLE; not an RPTS
+    repetition).  Its occupancy is that of the fetch alone (guide 8.2.3,
+    timing.pxi): none when the instruction cache serves it, else 1 + the
+    wait states of an external bus, 1 from an on-chip block (two accesses
+    per cycle) -- what acc_cycles() gives for that one access, without
+    counting it into an Acc."""
+    cdef Ctx c
+    cdef int frg = d.frg, occ = 1, w = 0, err
+    cdef int64_t t = n.cycle, stall_rc = 0
+    if d.uses:
+        stall_rc = conflict_stall(n, d.uses, t)
+        t += stall_rc
+        n.stall[SC_REGCONF] += stall_rc
+    n.acc_fetch[frg] += 1
+    if frg <= RG_DRAM and not cache_fetch(n, pc):
+        w = n.wait[frg]
+        occ = 1 + w
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t
+    c.base = d.base
+    c.hostcall = 0
+    err = execute_fast(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+    charge_cycles(n, t, d.base, occ, w)
+    retire_next(n, &c, in_slot, 0)
     return n.status
 
 

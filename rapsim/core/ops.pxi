@@ -220,13 +220,13 @@ cdef inline void op_cmpi(Node* n, Ctx* c) noexcept nogil:
 
 cdef inline void op_bc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     """Bcond (standard): the next PC is the target when the condition holds."""
-    if cond_true(st, c.d.cond):
+    if cond_holds(c.d, st):
         c.nextpc = branch_target(n, c, 0)
 
 
 cdef inline void op_bcd(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     """BcondD: the branch is decided now, taken after three delay slots."""
-    delayed(n, branch_target(n, c, 0), cond_true(st, c.d.cond))
+    delayed(n, branch_target(n, c, 0), cond_holds(c.d, st))
 
 
 cdef inline void op_flt2(Node* n, Ctx* c) noexcept nogil:
@@ -250,7 +250,7 @@ cdef inline void op_dbc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     cdef uint32_t v = add24(n.r[d.o[0].reg], -1)
     cdef int take
     n.r[d.o[0].reg] = v
-    take = cond_true(st, d.cond) and ((<int32_t>(v << 8)) >> 8) >= 0
+    take = cond_holds(d, st) and ((<int32_t>(v << 8)) >> 8) >= 0
     if d.op == RAP_OP_DBCD:
         delayed(n, branch_target(n, c, 1), take)
     elif take:
@@ -355,10 +355,10 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     elif op == RAP_OP_STI or op == RAP_OP_STII:
         op_sti(n, c)
     elif op == RAP_OP_LDFC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             write_f(n, dst, fval(n, c, 0))
     elif op == RAP_OP_LDIC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             write_reg(n, dst, ival(n, c, 0))
     elif op == RAP_OP_PUSH:
         return push(n, c, n.r[dst])
@@ -395,13 +395,13 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
             return err
         c.nextpc = <uint32_t>d.o[0].val
     elif op == RAP_OP_CALLC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             err = push(n, c, c.pc + 1)
             if err:
                 return err
             c.nextpc = branch_target(n, c, 0)
     elif op == RAP_OP_RETSC or op == RAP_OP_RETIC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             err = pop(n, c, &v)
             if err:
                 return err
@@ -412,7 +412,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         # GIE is cleared, and restored if the condition is false (guide 13 TRAPcond)
         gie = st & ST_GIE
         n.r[RAP_REG_ST] &= ~ST_GIE
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             err = push(n, c, c.pc + 1)
             if err:
                 return err

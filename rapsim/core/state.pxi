@@ -127,6 +127,10 @@ cdef struct Decoded:
     uint8_t src_mem     # bit i set: operand i's value is the word read from memory (DIR, IND, IND8)
     uint8_t src_imm     # bit i set: operand i's integer value is its field (SIMM, UIMM, DPIMM, ADDR24, TRAPN)
     uint8_t fk          # FK_*: the fast path's handler for the operation, chosen at decode (ops.pxi)
+    uint8_t fetch_only  # its only memory access is its fetch (no memory operand, no stack, not
+                        # IDLE): the fast path's cycles come from the fetch region alone (fast.pxi)
+    uint64_t ctab[2]    # conditional forms: the truth of the condition for each value of the
+                        # ST flags C V Z N UF LV LUF (bit st & 127), filled at decode (cond_holds)
     Opnd o[6]
 
 
