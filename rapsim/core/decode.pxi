@@ -114,31 +114,6 @@ cdef inline int cond_holds(Decoded* d, uint32_t st) noexcept nogil:
     return (d.ctab[(st >> 6) & 1] >> (st & 63)) & 1
 
 
-cdef inline uint8_t fast_kind(int op, int nops) noexcept nogil:
-    """The fast path's handler of an operation (FK_*, state.pxi)."""
-    if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
-            or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
-            or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
-        return FK_INT2
-    if op == RAP_OP_LDI and nops == 2:
-        return FK_LDI
-    if op == RAP_OP_CMPI:
-        return FK_CMPI
-    if op == RAP_OP_BC:
-        return FK_BC
-    if op == RAP_OP_BCD:
-        return FK_BCD
-    if op == RAP_OP_STI:
-        return FK_STI
-    if op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
-        return FK_FLT2
-    if op == RAP_OP_CMPF:
-        return FK_CMPF
-    if op == RAP_OP_DBC or op == RAP_OP_DBCD:
-        return FK_DBC
-    return FK_GENERIC
-
-
 cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
     """Fill d from word w.  Returns 1 if legal, 0 if not (d.valid = 2)."""
     cdef int c, i, ok, fi, pass_
@@ -263,7 +238,7 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                         d.addr_op[d.naddr] = i
                         d.naddr += 1
         d.base = base_cycles(d.timing)
-        d.fk = fast_kind(d.op, f.nops)
+        d.fh = fast_handler(d.op, f.nops)
         d.fetch_only = d.naddr == 0 and not (d.uses & GRP_SP) and d.op != RAP_OP_IDLE
         if f.cond_shift != 255:
             cond_table(d)

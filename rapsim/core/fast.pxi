@@ -124,7 +124,7 @@ cdef int fast_step(Node* n) noexcept nogil:
     c.t_ring = t
     c.base = d.base
     c.hostcall = 0
-    err = execute_fast(n, &c)
+    err = d.fh(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
     retire(n, &c, stall_rc, t, t, t, 0, in_slot, rpts_was)
@@ -156,7 +156,7 @@ cdef int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) noexcept
     c.t_ring = t
     c.base = d.base
     c.hostcall = 0
-    err = execute_fast(n, &c)
+    err = d.fh(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
     charge_cycles(n, t, d.base, occ, w)

@@ -192,16 +192,17 @@ cdef inline void mpyf_par_addsubf(Node* n, Ctx* c, int sub) noexcept nogil:
     set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
 
 
-# --- operations with their own handler (Decoded.fk, FK_*: state.pxi) ----------
-# Called by execute_op() and, without its dispatch, by the fast path
-# (execute_fast below).
+# --- operations with their own fast-path handler (Decoded.fh, fast_handler below)
+# Called by execute_op() and, without its dispatch, by the fast path.
 
-cdef inline void op_int2(Node* n, Ctx* c, uint32_t st) noexcept nogil:
+cdef inline void op_int2(Node* n, Ctx* c, uint32_t st, int op) noexcept nogil:
     """ADDI SUBI ADDC SUBB ASH LSH MPYI AND ANDN OR XOR, general and
-    3-operand forms (guide 13.2): operand 1 (op) operand 0."""
+    3-operand forms (guide 13.2): operand 1 (op) operand 0.  (op is c.d.op;
+    the fast-path handlers pass it as a constant, so that the choice of the
+    operation is made by the compiler.)"""
     cdef Decoded* d = c.d
     cdef uint32_t fl = 0, mask = 0
-    cdef uint32_t r = int_op2(n, d.op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
+    cdef uint32_t r = int_op2(n, op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
     wint(n, d.o[d.nops - 1].reg, r, fl, mask)
 
 
@@ -229,10 +230,11 @@ cdef inline void op_bcd(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     delayed(n, branch_target(n, c, 0), cond_holds(c.d, st))
 
 
-cdef inline void op_flt2(Node* n, Ctx* c) noexcept nogil:
-    """ADDF SUBF MPYF, general and 3-operand forms: operand 1 (op) operand 0."""
+cdef inline void op_flt2(Node* n, Ctx* c, int op) noexcept nogil:
+    """ADDF SUBF MPYF, general and 3-operand forms: operand 1 (op) operand 0
+    (op: as for op_int2)."""
     cdef uint32_t fl = 0
-    cdef F40 fr = flt_op(c.d.op, fval(n, c, 1), fval(n, c, 0), &fl)
+    cdef F40 fr = flt_op(op, fval(n, c, 1), fval(n, c, 0), &fl)
     wflt(n, c.d.o[c.d.nops - 1].reg, fr, fl)
 
 
@@ -274,7 +276,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
             or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
             or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
-        op_int2(n, c, st)
+        op_int2(n, c, st, op)
     elif op == RAP_OP_SUBRI or op == RAP_OP_SUBRB:
         r = int_ovm(n, isub(ival(n, c, 0), ival(n, c, 1),
                             (st & ST_C) if op == RAP_OP_SUBRB else 0, &fl), &fl)
@@ -318,7 +320,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         wint(n, dst, r, fl | nz_flags(r), M_ARITH)
     # ---- floating point ---------------------------------------------------
     elif op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
-        op_flt2(n, c)
+        op_flt2(n, c, op)
     elif op == RAP_OP_SUBRF:
         fr = faddsub(fval(n, c, 0), fval(n, c, 1), 1, &fl)
         wflt(n, dst, fr, fl)
@@ -543,28 +545,140 @@ cdef int exec_par_store(Node* n, Ctx* c, int op) noexcept nogil:
     return 0
 
 
-cdef inline int execute_fast(Node* n, Ctx* c) noexcept nogil:
-    """The fast path's execute stage: the operation's own handler (Decoded.fk,
-    chosen at decode) or, for the others, execute_op()."""
-    cdef int fk = c.d.fk
-    if fk == FK_INT2:
-        op_int2(n, c, n.r[RAP_REG_ST])
-    elif fk == FK_LDI:
-        op_ldi(n, c)
-    elif fk == FK_CMPI:
-        op_cmpi(n, c)
-    elif fk == FK_BC:
-        op_bc(n, c, n.r[RAP_REG_ST])
-    elif fk == FK_BCD:
-        op_bcd(n, c, n.r[RAP_REG_ST])
-    elif fk == FK_STI:
-        op_sti(n, c)
-    elif fk == FK_FLT2:
-        op_flt2(n, c)
-    elif fk == FK_CMPF:
-        op_cmpf(n, c)
-    elif fk == FK_DBC:
-        op_dbc(n, c, n.r[RAP_REG_ST])
-    else:
-        return execute_op(n, c)
+# --- the fast path's handlers (Decoded.fh) ---------------------------------------
+# One per operation, so that the fast path calls the operation's body with
+# no dispatch (an indirect call chosen at decode); the integer and float
+# two-operand handlers pass their operation as a constant to the shared body.
+
+cdef int fh_addi(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ADDI)
     return 0
+
+cdef int fh_subi(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_SUBI)
+    return 0
+
+cdef int fh_addc(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ADDC)
+    return 0
+
+cdef int fh_subb(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_SUBB)
+    return 0
+
+cdef int fh_ash(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ASH)
+    return 0
+
+cdef int fh_lsh(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_LSH)
+    return 0
+
+cdef int fh_mpyi(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_MPYI)
+    return 0
+
+cdef int fh_and(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_AND)
+    return 0
+
+cdef int fh_andn(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ANDN)
+    return 0
+
+cdef int fh_or(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_OR)
+    return 0
+
+cdef int fh_xor(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_XOR)
+    return 0
+
+cdef int fh_ldi(Node* n, Ctx* c) noexcept nogil:
+    op_ldi(n, c)
+    return 0
+
+cdef int fh_cmpi(Node* n, Ctx* c) noexcept nogil:
+    op_cmpi(n, c)
+    return 0
+
+cdef int fh_bc(Node* n, Ctx* c) noexcept nogil:
+    op_bc(n, c, n.r[RAP_REG_ST])
+    return 0
+
+cdef int fh_bcd(Node* n, Ctx* c) noexcept nogil:
+    op_bcd(n, c, n.r[RAP_REG_ST])
+    return 0
+
+cdef int fh_sti(Node* n, Ctx* c) noexcept nogil:
+    op_sti(n, c)
+    return 0
+
+cdef int fh_addf(Node* n, Ctx* c) noexcept nogil:
+    op_flt2(n, c, RAP_OP_ADDF)
+    return 0
+
+cdef int fh_subf(Node* n, Ctx* c) noexcept nogil:
+    op_flt2(n, c, RAP_OP_SUBF)
+    return 0
+
+cdef int fh_mpyf(Node* n, Ctx* c) noexcept nogil:
+    op_flt2(n, c, RAP_OP_MPYF)
+    return 0
+
+cdef int fh_cmpf(Node* n, Ctx* c) noexcept nogil:
+    op_cmpf(n, c)
+    return 0
+
+cdef int fh_dbc(Node* n, Ctx* c) noexcept nogil:
+    op_dbc(n, c, n.r[RAP_REG_ST])
+    return 0
+
+
+cdef FastOp fast_handler(int op, int nops) noexcept nogil:
+    """The fast path's handler of an operation (Decoded.fh, set at decode):
+    its own for the most frequent operations of non-repeated code, else
+    execute_op()."""
+    if op == RAP_OP_ADDI:
+        return fh_addi
+    if op == RAP_OP_SUBI:
+        return fh_subi
+    if op == RAP_OP_ADDC:
+        return fh_addc
+    if op == RAP_OP_SUBB:
+        return fh_subb
+    if op == RAP_OP_ASH:
+        return fh_ash
+    if op == RAP_OP_LSH:
+        return fh_lsh
+    if op == RAP_OP_MPYI:
+        return fh_mpyi
+    if op == RAP_OP_AND:
+        return fh_and
+    if op == RAP_OP_ANDN:
+        return fh_andn
+    if op == RAP_OP_OR:
+        return fh_or
+    if op == RAP_OP_XOR:
+        return fh_xor
+    if op == RAP_OP_LDI and nops == 2:
+        return fh_ldi
+    if op == RAP_OP_CMPI:
+        return fh_cmpi
+    if op == RAP_OP_BC:
+        return fh_bc
+    if op == RAP_OP_BCD:
+        return fh_bcd
+    if op == RAP_OP_STI:
+        return fh_sti
+    if op == RAP_OP_ADDF:
+        return fh_addf
+    if op == RAP_OP_SUBF:
+        return fh_subf
+    if op == RAP_OP_MPYF:
+        return fh_mpyf
+    if op == RAP_OP_CMPF:
+        return fh_cmpf
+    if op == RAP_OP_DBC or op == RAP_OP_DBCD:
+        return fh_dbc
+    return execute_op

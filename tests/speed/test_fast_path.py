@@ -74,7 +74,7 @@ def test_fast_path_equals_general_path(body, ma, mb, count, ba, bb, ir, limit, d
 
 
 # Non-repeated code: the operations with their own fast-path handler
-# (Decoded.fk, chosen at decode: integer and float two-operand forms, LDI,
+# (Decoded.fh, chosen at decode: integer and float two-operand forms, LDI,
 # CMPI, CMPF, STI, Bcond, DBcond), plus one that goes through execute_op.
 STRAIGHT = [
     "ADDI {i}, R{d}", "SUBI R{s}, R{d}", "AND {u}, R{d}", "XOR R{s}, R{d}", "MPYI R{s}, R{d}",
