@@ -259,6 +259,38 @@ cdef inline void op_dbc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
         c.nextpc = branch_target(n, c, 1)
 
 
+cdef inline void op_flt1(Node* n, Ctx* c, int op) noexcept nogil:
+    """ABSF NEGF LDF (and LDFI as LDF): the one-source float operations."""
+    cdef uint32_t fl = 0
+    cdef F40 fb = fval(n, c, 0)
+    cdef F40 fr = flt_op(op, fb, fb, &fl)
+    wflt(n, c.d.o[c.d.nops - 1].reg, fr, fl)
+
+
+cdef inline void op_stf(Node* n, Ctx* c) noexcept nogil:
+    """STF src, dst (guide 13.2, STF): the register as a single."""
+    store_op(n, c, 1, fsingle(n, c.d.o[0].reg))
+
+
+cdef inline void op_br(Node* n, Ctx* c) noexcept nogil:
+    """BR and BRD: the target, now or after three delay slots."""
+    cdef Decoded* d = c.d
+    if d.timing == RAP_T_BRANCH_D:
+        delayed(n, <uint32_t>d.o[0].val, 1)
+    else:
+        c.nextpc = <uint32_t>d.o[0].val
+
+
+cdef inline void op_rpts(Node* n, Ctx* c) noexcept nogil:
+    """RPTS src (guide 7.1.1): RC, RS and RE set, RM on; the next fetch is
+    the instruction to repeat."""
+    n.r[RAP_REG_RC] = ival(n, c, 0)
+    n.r[RAP_REG_RS] = c.pc + 1
+    n.r[RAP_REG_RE] = c.pc + 1
+    n.r[RAP_REG_ST] |= ST_RM
+    n.rpts = 1
+
+
 cdef inline void op_sti(Node* n, Ctx* c) noexcept nogil:
     """STI src, dst (guide 13.2, STI)."""
     store_op(n, c, 1, n.r[c.d.o[0].reg])
@@ -327,9 +359,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     elif op == RAP_OP_CMPF:
         op_cmpf(n, c)
     elif op == RAP_OP_ABSF or op == RAP_OP_NEGF or op == RAP_OP_LDF or op == RAP_OP_LDFI:
-        fb = fval(n, c, 0)
-        fr = flt_op(RAP_OP_LDF if op == RAP_OP_LDFI else op, fb, fb, &fl)
-        wflt(n, dst, fr, fl)
+        op_flt1(n, c, RAP_OP_LDF if op == RAP_OP_LDFI else op)
     elif op == RAP_OP_NORM:
         fr = fnorm(fval(n, c, 0), &fl)      # (fl is set by the call: not in one expression)
         wflt(n, dst, fr, fl)
@@ -353,7 +383,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         n.r[dst] = fval(n, c, 0).m
     # ---- loads and stores, stack -----------------------------------------
     elif op == RAP_OP_STF or op == RAP_OP_STFI:
-        store_op(n, c, 1, fsingle(n, d.o[0].reg))
+        op_stf(n, c)
     elif op == RAP_OP_STI or op == RAP_OP_STII:
         op_sti(n, c)
     elif op == RAP_OP_LDFC:
@@ -381,10 +411,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         pass
     # ---- program control -------------------------------------------------
     elif op == RAP_OP_BR:
-        if d.timing == RAP_T_BRANCH_D:
-            delayed(n, <uint32_t>d.o[0].val, 1)
-        else:
-            c.nextpc = <uint32_t>d.o[0].val
+        op_br(n, c)
     elif op == RAP_OP_BC:
         op_bc(n, c, st)
     elif op == RAP_OP_BCD:
@@ -425,11 +452,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         else:
             n.r[RAP_REG_ST] |= gie
     elif op == RAP_OP_RPTS:
-        n.r[RAP_REG_RC] = ival(n, c, 0)
-        n.r[RAP_REG_RS] = c.pc + 1
-        n.r[RAP_REG_RE] = c.pc + 1
-        n.r[RAP_REG_ST] |= ST_RM
-        n.rpts = 1
+        op_rpts(n, c)
     elif op == RAP_OP_RPTB:
         n.r[RAP_REG_RS] = c.pc + 1
         n.r[RAP_REG_RE] = <uint32_t>d.o[0].val
@@ -634,6 +657,33 @@ cdef int fh_dbc(Node* n, Ctx* c) noexcept nogil:
     op_dbc(n, c, n.r[RAP_REG_ST])
     return 0
 
+cdef int fh_ldf(Node* n, Ctx* c) noexcept nogil:
+    op_flt1(n, c, RAP_OP_LDF)
+    return 0
+
+cdef int fh_absf(Node* n, Ctx* c) noexcept nogil:
+    op_flt1(n, c, RAP_OP_ABSF)
+    return 0
+
+cdef int fh_negf(Node* n, Ctx* c) noexcept nogil:
+    op_flt1(n, c, RAP_OP_NEGF)
+    return 0
+
+cdef int fh_stf(Node* n, Ctx* c) noexcept nogil:
+    op_stf(n, c)
+    return 0
+
+cdef int fh_br(Node* n, Ctx* c) noexcept nogil:
+    op_br(n, c)
+    return 0
+
+cdef int fh_rpts(Node* n, Ctx* c) noexcept nogil:
+    op_rpts(n, c)
+    return 0
+
+cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
+    return 0                        # NOP: its operand's address (and ARn update) only
+
 
 cdef FastOp fast_handler(int op, int nops) noexcept nogil:
     """The fast path's handler of an operation (Decoded.fh, set at decode):
@@ -681,4 +731,18 @@ cdef FastOp fast_handler(int op, int nops) noexcept nogil:
         return fh_cmpf
     if op == RAP_OP_DBC or op == RAP_OP_DBCD:
         return fh_dbc
+    if op == RAP_OP_LDF:
+        return fh_ldf
+    if op == RAP_OP_ABSF:
+        return fh_absf
+    if op == RAP_OP_NEGF:
+        return fh_negf
+    if op == RAP_OP_STF:
+        return fh_stf
+    if op == RAP_OP_BR:
+        return fh_br
+    if op == RAP_OP_RPTS:
+        return fh_rpts
+    if op == RAP_OP_NOP:
+        return fh_nop
     return execute_op
