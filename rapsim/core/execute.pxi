@@ -174,7 +174,6 @@ cdef struct Ctx:
     uint32_t pc
     uint32_t nextpc
     int64_t t_ring          # cycle of ring accesses
-    int base                # base cycles of the instruction's class
     int hostcall            # HOST_CALL was written
     Acc acc
     uint32_t ea[6]          # effective addresses of memory operands
@@ -230,7 +229,7 @@ cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_
     n.stall[SC_REGCONF] += stall_rc
     n.stall[SC_RING_READ] += t_read - t
     n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
-    charge_cycles(n, t_ring, c.base, occ, wait_part)
+    charge_cycles(n, t_ring, c.d.base, occ, wait_part)
     if n.periph_on:
         n.p.cpu_lost += dma_delay
         periph_note_cpu(n, &c.acc, t_ring)
@@ -427,7 +426,6 @@ cdef int step(Node* n) noexcept nogil:
     c.pc = pc
     c.nextpc = pc + 1
     c.t_ring = t_ring
-    c.base = d.base
     c.hostcall = 0
     err = execute_op(n, &c)
     if err:
