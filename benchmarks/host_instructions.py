@@ -5,7 +5,9 @@ Host-instruction counts do not depend on the load of the machine, unlike
 wall time.  Each kernel runs twice, at two lengths, under callgrind; the
 figure is the difference of the host instructions divided by the difference
 of the simulated instructions, so start-up (Python, assembly, loading) is
-not counted.
+not counted (with a fixed PYTHONHASHSEED, so that both runs start alike,
+and one BLAS thread: numpy's idle BLAS threads otherwise spin for a time
+that grows with the run).
 
     python benchmarks/host_instructions.py [dot|branchy|nn ...]
 
@@ -43,7 +45,9 @@ def _measure(name: str, length: int, workdir: str) -> tuple[int, int]:
     code = _RUN.format(bench=os.path.dirname(os.path.abspath(__file__)), fn=fn, arg=arg,
                        length=length)
     proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                           sys.executable, "-c", code], capture_output=True, text=True)
+                           sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1",
+                                   OMP_NUM_THREADS="1"))
     if proc.returncode != 0:
         raise SystemExit(f"host_instructions: {name} ({length}) failed:\n{proc.stderr[-2000:]}")
     simulated = int(proc.stdout.split()[-1])

@@ -48,11 +48,11 @@ cdef inline void wflt(Node* n, int reg, F40 r, uint32_t fl) noexcept nogil:
     set_flags(n, fl, M_LOGIC)
 
 
-cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
-    """Write v to memory operand i (its address was checked in decode)."""
+cdef void store_special(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
+    """store_op() to a ring, host-call or peripheral register (out of line:
+    the rare case)."""
     cdef int rg = c.rgs[i]
     cdef uint32_t a = c.ea[i]
-    cdef uint32_t* p
     if rg == RG_RINGIO:
         if a == RAP_RING_DATA:
             ring_put(n.rout, v, c.t_ring)
@@ -62,12 +62,21 @@ cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
         elif a == RAP_HOST_CALL:
             c.hostcall = 1
             n.hostcall_addr = v & 0xFFFFFF
-    elif rg == RG_PERIPH:
-        periph_write(n, a, v, c.t_ring)
     else:
-        p = word_ptr(n, a, rg)
-        p[0] = v
-        invalidate_code(n, a)
+        periph_write(n, a, v, c.t_ring)
+    n.acc_write[rg] += 1
+    acc_add(n, &c.acc, rg)
+
+
+cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
+    """Write v to memory operand i (its address was checked in decode)."""
+    cdef int rg = c.rgs[i]
+    cdef uint32_t a = c.ea[i]
+    if rg >= RG_RINGIO:
+        store_special(n, c, i, v)
+        return
+    word_ptr(n, a, rg)[0] = v
+    invalidate_code(n, a)
     n.acc_write[rg] += 1
     acc_add(n, &c.acc, rg)
 
@@ -202,7 +211,9 @@ cdef inline void op_int2(Node* n, Ctx* c, uint32_t st, int op) noexcept nogil:
     operation is made by the compiler.)"""
     cdef Decoded* d = c.d
     cdef uint32_t fl = 0, mask = 0
-    cdef uint32_t r = int_op2(n, op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
+    # (operand 1 of the two-operand form is its destination register)
+    cdef uint32_t b = n.r[d.o[1].reg] if d.nops == 2 else ival(n, c, 1)
+    cdef uint32_t r = int_op2(n, op, b, ival(n, c, 0), st, &fl, &mask)
     wint(n, d.o[d.nops - 1].reg, r, fl, mask)
 
 
