@@ -92,17 +92,25 @@ def check_layout(plan: Plan, image: Image) -> None:
 
 
 def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None,
-                    host_hooks=(), mapping=None) -> Program:
+                    host_hooks=(), mapping=None, overlap: str | None = None) -> Program:
     """Lower, generate, assemble and link ``network`` for ``nodes`` nodes,
     with ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`; default:
     the description's, else rows).  ``host_hooks``: the hook points
     (rapsim.compiler.behaviours.HookPoint) where the program calls the host
-    for a host callback."""
+    for a host callback.  ``overlap``: the --overlap option (default: the
+    description's; rapsim.compiler.overlap)."""
+    from rapsim.compiler.overlap import resolve as resolve_overlap
+    overlap = resolve_overlap(network.overlap, overlap)
     if mapping is None:
         from rapsim.compiler.mapping import resolve
         mapping = resolve(network, nodes)
+    if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
+        raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
+                       f"{mapping.name} (its collectives are all-reduces of the weight changes "
+                       f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
     plan = lower(network, nodes, memory, mapping)
     plan.host_hooks = list(host_hooks)
+    plan.overlap = overlap
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 
-from rapsim.errors import Diagnostics
+from rapsim.errors import Diagnostics, RapError
 
 from .ir import BINARY_KINDS, CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
 from .parser import Description, NetDecl
@@ -35,6 +35,7 @@ from .sparse import explicit_pairs, generate
 from .behaviours import build_behaviours
 from .nets import build_subnets, reachable
 from .transfer import build_transfers
+from . import phases, sharing
 
 __all__ = ["build_network", "derive_orders"]
 
@@ -51,12 +52,15 @@ def build_network(desc: Description) -> Network:
     layers = _layers(desc, errors, transfers, declared)
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
+    sharing.resolve(desc.connects, connects, layers, errors, len(desc.nets) > 1)
     _graph(layers, connects, inputs, outputs, errors)
     subnets = []
     if len(desc.nets) > 1 and inputs and outputs:
         others = [d for d in desc.nets[1:] if d.name.text != name]
         subnets = build_subnets(others, layers, connects, inputs, outputs,
                                 lambda d: _roles(d, layers, errors), errors)
+    phase_nets, exclusions = ({}, []) if errors else phases.build(
+        desc.layers, desc.connects, layers, connects, inputs, outputs, errors, len(desc.nets) > 1)
     behaviours = build_behaviours(desc.behaviours, layers, errors,
                                   [d.name.text for d in desc.nets])
     for b in behaviours:
@@ -67,6 +71,7 @@ def build_network(desc: Description) -> Network:
     if "error" in where or "error" not in {s.name.text for s in desc.settings}:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     placement = _placement(desc, errors)
+    overlap = _overlap(desc, errors)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
@@ -74,7 +79,8 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats, placement=placement)
+                  nets=subnets, stats=stats, placement=placement, overlap=overlap,
+                  phases=phase_nets, exclusions=exclusions)
     net.forward_order, net.backward_order = derive_orders(net)
     return net
 
@@ -198,7 +204,7 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
     roles: dict[str, list[str]] = {"input": [], "hidden": [], "output": []}
     seen: dict[str, Loc] = {}
     for role, names in net.entries:
-        if role.text == "partition":            # the net-level default split (_placement)
+        if role.text in ("partition", "overlap"):   # net-level attributes (_placement, _overlap)
             continue
         if role.text not in roles:
             errors.append((role.loc, f"unknown entry {role.text!r} in net {net.name.text!r} "
@@ -234,6 +240,32 @@ def _placement(desc: Description, errors: list) -> dict:
             else:
                 out[""] = PlacementAttrs(names[0].text, role.loc)
     return out
+
+
+def _overlap(desc: Description, errors: list) -> str:
+    """The net block's ``overlap on|off|ring|dma`` (rapsim.compiler.overlap;
+    default off)."""
+    from .overlap import OVERLAPS
+    value, at = "off", None
+    for net in desc.nets[:1]:
+        for role, names in net.entries:
+            if role.text != "overlap":
+                continue
+            if at is not None:
+                errors.append((role.loc, f"'overlap' is given twice in net {net.name.text!r} "
+                                         f"(at {at})"))
+            elif len(names) != 1 or names[0].text not in OVERLAPS:
+                errors.append((role.loc, f"overlap in a net block takes one of "
+                                         f"{', '.join(OVERLAPS)}"))
+            elif names[0].text == "dma":
+                from .overlap import resolve
+                try:
+                    resolve("dma")
+                except RapError as e:
+                    errors.append((names[0].loc, str(e)))
+            else:
+                value, at = names[0].text, role.loc
+    return value
 
 
 def _where(net: NetDecl, layer: str) -> Loc:

@@ -73,7 +73,7 @@ class TrainingState:
 
 def _expected(network: Network) -> dict[str, tuple]:
     """The arrays a network's weights file holds, with their shapes."""
-    out = {f"w:{c.name}": _shape(network, c) for c in network.connects}
+    out = {f"w:{c.name}": _shape(network, c) for c in network.owned_connects()}
     for name, layer in network.layers.items():
         if layer.bias:
             out[f"b:{name}"] = (layer.size,)
@@ -230,7 +230,7 @@ def _weights(path: str, network: Network, arrays: dict, prefix: str, bprefix: st
             have["b:" + k[len(bprefix) + 1:]] = v.shape
     _compare(network, _expected(network), have, f"{path}: the {what}")
     w = Weights()
-    for c in network.connects:
+    for c in network.owned_connects():          # a shared matrix once, under its owner
         w.connects[c.name] = _float_array(path, arrays, f"{prefix}:{c.name}")
     for name, layer in network.layers.items():
         if layer.bias:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
+from rapsim.compiler import phases, sharing
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
 from rapsim.errors import RapError
 
@@ -156,6 +157,13 @@ class _Emitter:
         self.ins("CALL", fn, comment=comment)
 
 
+#: overlap on: the fewest words per node of a reduce-scatter run during an
+#: update.  Below it the fused chain's third cycle per word costs more than
+#: the update's saved one (measured: square 128 on 40 and 64 nodes, 3.2 and
+#: 2 words per node, 2 % slower; docs/compiler.md "Overlapped collectives")
+OVERLAP_MIN_WORDS = 4
+
+
 class _Gen:
     """Generates the program of one plan."""
 
@@ -176,6 +184,9 @@ class _Gen:
         #: the net whose pattern is being generated: None, the main net, or a
         #: sub-net (rapsim.compiler.nets.SubNet)
         self.sub = None
+        #: overlap on: the layers whose reduce-scatter ran during an update
+        #: (:meth:`overlapped_rs`), in the backward pass being generated
+        self.rs_overlapped: set[str] = set()
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -297,7 +308,8 @@ class _Gen:
         self.pass_hook(event, layer)
         if layer is None and event in LAYER_EVENTS:
             p = self.p
-            self.pass_hook(event, None, p.network.name if self.sub is None else self.sub.name)
+            main = self.sub is None or self.sub in p.network.phases.values()
+            self.pass_hook(event, None, p.network.name if main else self.sub.name)
 
     def pass_hook(self, event: str, layer: str | None, net: str | None = None) -> None:
         """The description's assembly routines of exactly this point, called
@@ -401,9 +413,7 @@ class _Gen:
         the partial sums; a reduce-scatter with the layer's split sums the
         grid rows' partial products and leaves each node its own units."""
         e, p = self.e, self.p
-        pnet = Addr(lp.pnet.name)
-        e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
-               comment=f"clear {lp.pnet.name}")
+        self.clear_sums(lp)
         for cp in (c for c in p.connects if c.connect.dst == lp.name):
             src = p.layers[cp.connect.src]
             rows, cols, r0, c0 = self.block(cp)
@@ -412,15 +422,48 @@ class _Gen:
             e.call("_mxv", [y, Addr(cp.weights.name), self._at(f"cbx{cp.index}_{x}", x, c0),
                             rows, cols, y], comment=f"{cp.connect.name}: y += W_ij x_j (block)")
         if self.n > 1:
-            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
-                   comment=f"sum the blocks' partial products of {lp.name}")
-        own = self._at(f"pnet_{lp.name}", lp.pnet.name,
-                       [lp.split.lo(k) for k in range(self.n)])
+            # grid row i (ring positions i c .. i c + c - 1) sums its partial
+            # products of R_i down the row into its last node, the owner of R_i
+            r, c = self.grid
+            rows = Split.even(lp.layer.size, r)
+            row = [k // c for k in range(self.n)]
+            e.call("_subring_reduce",
+                   [self._at(f"cbrow_{lp.name}", lp.pnet.name, [rows.lo(i) for i in row]),
+                    e.pernode(f"cbrn_{lp.name}", [rows.rows(i) for i in row]),
+                    e.pernode("cbfirst", [i * c for i in row]),
+                    e.pernode("cblast", [i * c + c - 1 for i in row])],
+                   comment=f"sum the grid row's partial products of {lp.name} (sub-ring)")
+        self.net_from_sums(lp)
+
+    def clear_sums(self, lp: LayerPlan) -> Addr:
+        """Clear a layer's partial net inputs (the checkerboard's blocks, a
+        transposed shared matrix): a whole vector every node adds into."""
+        pnet = Addr(lp.pnet.name)
+        self.e.call("_vfill", [pnet, Imm(lp.pnet.words)], [Var("fzero")],
+                    comment=f"clear {lp.pnet.name}")
+        return pnet
+
+    def net_from_sums(self, lp: LayerPlan) -> None:
+        """net = the node's own units of the summed partial net inputs (+ bias)."""
+        e = self.e
+        own = self._at(f"pnet_{lp.name}", lp.pnet.name, [lp.split.lo(k) for k in range(self.n)])
         if lp.bias:
             e.call("_vadd", [self.net_own(lp), own, Addr(lp.bias.name), self.rows(lp)],
                    comment="net = sum + bias")
         else:
             e.call("_vcopy", [self.net_own(lp), own, self.rows(lp)])
+
+    def gather_delta(self, lp: LayerPlan, delta: Addr, rows) -> str:
+        """The node's error signal into the layer's whole error vector, then
+        all-gathered (every node's weight rows meet all of it)."""
+        e, dall = self.e, lp.dwhole.name
+        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
+                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
+               comment="this node's error signal into the whole vector")
+        if self.split(lp):
+            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
+                   comment=f"all-gather {dall}")
+        return dall
 
     def backward_blocks(self, lp: LayerPlan, delta: Addr, rows) -> None:
         """The checkerboard's backward step of a layer's incoming weights:
@@ -429,13 +472,7 @@ class _Gen:
         sums (reduce-scattered at the source, as in rows) and ``W_ij += eta
         d_i x_j^T``."""
         e, p = self.e, self.p
-        dall = lp.dwhole.name
-        e.call("_vcopy", [self._at(f"dall_{lp.name}", dall,
-                                   [lp.split.lo(k) for k in range(self.n)]), delta, rows],
-               comment="this node's error signal into the whole vector")
-        if self.n > 1:
-            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
-                   comment=f"all-gather {dall}")
+        dall = self.gather_delta(lp, delta, rows)
         for cp in (c for c in p.connects if c.connect.dst == lp.name):
             src = p.layers[cp.connect.src]
             brows, bcols, r0, c0 = self.block(cp)
@@ -455,6 +492,80 @@ class _Gen:
                 e.call("_mxout", [W, d, x, brows, bcols], [Var("hv_eta")],
                        comment="W_ij += eta d_i x_j^T")
 
+    # -- parameter sharing: a matrix used transposed (compiler/sharing.py) ---------------
+    def forward_transposed(self, lp: LayerPlan) -> None:
+        """The net input of a layer fed through shared matrices used
+        transposed (``y = W^T x``): every node's rows of W are those of the
+        source's own units, so each node multiplies them by its own slice of
+        the source (``_mxtv``) into the partial net inputs, a whole vector;
+        a reduce-scatter with the layer's split sums them and leaves each
+        node its own units.  Then ``net = own sums + bias``; the other
+        incoming connects add to it."""
+        e, p = self.e, self.p
+        pnet = self.clear_sums(lp)
+        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+            src = p.layers[cp.connect.src]
+            e.call("_mxtv", [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
+                             Imm(lp.layer.size)],
+                   comment=f"{cp.connect.name}: y += W^T x (shares {cp.connect.share})")
+        if self.split(lp):
+            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
+                   comment=f"sum the partial net inputs of {lp.name}")
+        self.net_from_sums(lp)
+
+    def backward_transposed(self, lp: LayerPlan, delta: Addr, rows) -> None:
+        """The backward step of the shared matrices used transposed into a
+        layer: its error signal all-gathered (every node's rows of W meet
+        all of it), then each node's error sums of the source's own units,
+        ``e_own += W_own d`` (``_mxv`` into the own slice, before the
+        source's reduce-scatter, which adds nothing to it from the other
+        nodes).  The updates come after the backward pass
+        (:meth:`shared_updates`)."""
+        e, p = self.e, self.p
+        dall = self.gather_delta(lp, delta, rows)
+        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+            src = p.layers[cp.connect.src]
+            if src.err is not None:
+                err = self.err_own(src)
+                e.call("_mxv", [err, Addr(cp.weights.name), Addr(dall), self.rows(src),
+                                Imm(lp.layer.size), err],
+                       comment=f"{cp.connect.name}: e += W d (shares {cp.connect.share})")
+
+    def shared_updates(self) -> None:
+        """The changes of every shared matrix, after the whole backward pass
+        (each connect's error sums used the weights as they were before the
+        pattern), in the connects' definition order: the first ``W += eta d
+        x^T`` (with momentum ``M = alpha M + eta d x^T; W += M``), each next
+        one ``W += eta d x^T`` (with momentum ``M += eta d x^T`` too); a
+        transposed use adds ``eta x d^T`` to the owner's rows of its
+        source's own units (compiler/sharing.py)."""
+        e, p = self.e, self.p
+        plans = {cp.connect.name: cp for cp in p.connects}
+        for key, group in sharing.apply_order(p.network.connects).items():
+            group = [c for c in group if self.sub is None or plans[c.name].index in self.sub.connects]
+            for n, c in enumerate(group):
+                cp = plans[c.name]
+                W = Addr(cp.weights.name)
+                M = Addr(cp.momentum.name) if cp.momentum is not None else None
+                src, dst = p.layers[c.src], p.layers[c.dst]
+                if c.transpose:
+                    d, x, rows, cols = self.act_own(src), Addr(dst.dwhole.name), self.rows(src), \
+                        Imm(dst.layer.size)
+                    what = f"{c.name} (transposed)"
+                else:
+                    d, x, rows, cols = Addr(dst.delta.name), Addr(self.hot(src.act, cp)), \
+                        self.rows(dst), Imm(src.layer.size)
+                    what = c.name
+                if M is not None and n == 0:
+                    e.call("_mxoutm", [W, d, x, rows, cols, M], [Var("hv_eta"), Var("falpha")],
+                           comment=f"shared {key}, {what}: W += M = aM + eta d x^T")
+                    continue
+                if M is not None:
+                    e.call("_mxout", [M, d, x, rows, cols], [Var("hv_eta")],
+                           comment=f"shared {key}, {what}: M += eta d x^T")
+                e.call("_mxout", [W, d, x, rows, cols], [Var("hv_eta")],
+                       comment=f"shared {key}, {what}: W += eta d x^T")
+
     def forward(self, part: str | None = None) -> None:
         e, p = self.e, self.p
         for name in self.part(self.fwd_layers(), part):
@@ -466,7 +577,12 @@ class _Gen:
             first = True
             if self.grid is not None:
                 self.forward_blocks(lp)
+            elif any(cp.connect.transpose for cp in self.incoming(name)):
+                self.forward_transposed(lp)
+                first = False
             for cp in (self.incoming(name) if self.grid is None else []):
+                if cp.connect.transpose:
+                    continue
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
                     if first:
@@ -532,8 +648,12 @@ class _Gen:
         for name in self.p.outputs:
             lp = self.p.layers[name]
             rows = self.rows(lp)
-            e.call("_vcopy", [Var(f"hv_log_{name}"), self.act_own(lp), rows],
-                   comment=f"log {name}")
+            if name not in self.out_layers():   # a phase's net without it: zeros
+                e.call("_vfill", [Var(f"hv_log_{name}"), rows], [Var("fzero")],
+                       comment=f"log {name}: not in this net")
+            else:
+                e.call("_vcopy", [Var(f"hv_log_{name}"), self.act_own(lp), rows],
+                       comment=f"log {name}")
             e.ins("LDI", f"@hv_log_{name}", "R0")
             e.ins("ADDI", "@" + rows.sym, "R0")
             e.ins("STI", "R0", f"@hv_log_{name}")
@@ -550,6 +670,7 @@ class _Gen:
         from their sums over the ring)."""
         e, p = self.e, self.p
         names = self.part(self.bwd_layers(), part)
+        shared = sharing.apply_order(p.network.connects)
         cleared = [n for n in names if not (part == "lower" and n in p.cut)]
         if part == "upper":
             cleared += p.cut
@@ -558,8 +679,10 @@ class _Gen:
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        for name in names:
+        self.rs_overlapped = set()
+        for at, name in enumerate(names):
             lp = p.layers[name]
+            after = names[at + 1] if at + 1 < len(names) else None
             e.comment(f"backward: {name}")
             self.hook("before_backward", name)
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
@@ -581,7 +704,7 @@ class _Gen:
                     e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
                     e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
             else:
-                if lp.reduced and self.split(lp):
+                if lp.reduced and self.split(lp) and name not in self.rs_overlapped:
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
                 err = self.err_own(lp)
@@ -595,7 +718,11 @@ class _Gen:
                                    delta, rows, "bias")
             if self.grid is not None:
                 self.backward_blocks(lp, delta, rows)
+            elif any(cp.connect.transpose for cp in self.incoming(name)):
+                self.backward_transposed(lp, delta, rows)
             for cp in (self.incoming(name) if self.grid is None else []):
+                if cp.connect.transpose:
+                    continue
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
                 U, M = self.target(W, cp.momentum, f"w{cp.index}")
@@ -619,11 +746,19 @@ class _Gen:
                         e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
                                comment=f"{cp.connect.name}: e += W^T d")
                         self.unstage(src.err, y)
+                    if cp.connect.key in shared:
+                        continue                # after the backward pass: shared_updates
                     x = Addr(self.hot(src.act, cp))
                     if M is not None:
                         e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
                                            Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
+                    elif self.overlapped_rs(name, cp, after, part):
+                        e.call("_ring_rs_mxout", [Addr(src.err.name), self.off_table(src), U,
+                                                  delta, x, rows], [Var("hv_eta")],
+                               comment=f"W += eta d x^T, summing the partial errors of "
+                                       f"{src.name} on the ring meanwhile (overlap on)")
+                        self.rs_overlapped.add(src.name)
                     else:
                         e.call("_mxout", [U, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
                                comment="G += eta d x^T" if self.data else "W += eta d x^T")
@@ -637,6 +772,32 @@ class _Gen:
                     e.call("_vmul", [tmp, delta, self.bus_src(src, lp), rows], comment="d x")
                     self.update_vector(U, M, tmp, rows, "bus weights")
             self.hook("after_backward", name)
+        if shared:
+            self.shared_updates()
+
+    def overlapped_rs(self, name: str, cp: ConnectPlan, after: str | None,
+                      part: str | None) -> bool:
+        """overlap on (rapsim.compiler.overlap): the update of full connect
+        ``cp`` into layer ``name`` runs the reduce-scatter of its source's
+        partial error sums meanwhile (``_ring_rs_mxout``), when that
+        reduce-scatter would come next anyway: the source is the next layer
+        of the backward pass, no later connect of ``name`` adds into its
+        errors, it is split over the nodes, and no behaviour or host hook
+        runs in between (the mapping is rows or layers: no checkerboard, no
+        batch, no hybrid part), and the vector has at least
+        OVERLAP_MIN_WORDS words per node.  The program's results are those
+        of the blocking schedule, bit for bit."""
+        p = self.p
+        src = p.layers[cp.connect.src]
+        if (p.overlap != "ring" or self.grid is not None or self.data or part is not None
+                or after != src.name or src.err is None or not src.reduced
+                or not self.split(src) or src.name in self.out_layers()
+                or src.layer.size < OVERLAP_MIN_WORDS * self.n or cp.momentum is not None or cp.binary
+                or p.network.behaviours or p.host_hooks):
+            return False
+        later = self.incoming(name)
+        later = later[later.index(cp) + 1:]
+        return all(c.connect.src != src.name for c in later)
 
     def target(self, w: Addr, m, key: str):
         """Where a pattern's weight change goes: the weights ``w`` themselves
@@ -900,7 +1061,15 @@ class _Gen:
         e.ins("LDI", "*AR7++", "R0")
         e.ins("STI", "R0", "@cur")
         self.load_inputs()
+        if not train and self.p.network.phases:
+            self.phase_paths(label)
+            e.ins("SUBI", "1", "R4")
+            e.branch("NZ", label)
+            self.end_pass()
+            return
         nets = [None] + list(self.p.network.nets) if train else [None]
+        if train and self.p.network.phases:     # the training net (compiler/phases.py)
+            nets = [phases.of(self.p.network, "train")]
         if len(nets) > 1:                       # several nets: the one @netsel names
             e.ins("LDI", "@" + self.netsel(), "R0", comment="the net of this pattern")
             for k in range(1, len(nets)):
@@ -931,6 +1100,34 @@ class _Gen:
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", label)
         self.end_pass()
+
+    def phase_paths(self, label: str) -> None:
+        """An evaluation pattern by the net of its phase (compiler/phases.py):
+        the pattern's row against where the host says the validation and the
+        test patterns start (``hv_phase_valid``, ``hv_phase_test``), then that
+        net's forward pass and the log of the outputs (zeros for an output
+        it does not hold)."""
+        e, net = self.e, self.p.network
+        for v in ("hv_phase_valid", "hv_phase_test"):
+            if v not in e.vars:
+                e.vars.append(v)
+        e.ins("LDI", "@cur", "R0", comment="the phase of this pattern")
+        e.ins("CMPI", "@hv_phase_valid", "R0")
+        e.branch("LT", f"{label}_train")
+        e.ins("CMPI", "@hv_phase_test", "R0")
+        e.branch("LT", f"{label}_valid")
+        for phase in ("test", "valid", "train"):
+            if phase != "test":
+                e.label(f"{label}_{phase}")
+            sub = phases.of(net, phase)
+            e.comment(f"the {phase} net" + ("" if sub is not None else " (the main net)"))
+            self.sub = sub
+            self.forward()
+            self.log_outputs()
+            self.sub = None
+            if phase != "train":
+                e.ins("BR", f"{label}_tail")
+        e.label(f"{label}_tail")
 
     # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
     def begin_pass(self, train: bool) -> None:
@@ -1092,7 +1289,8 @@ class _Gen:
                "        .global _main, " + ", ".join(sorted(self.callees())),
                "        .global " + ", ".join(("cur",) + HOST_VARS + HOST_FLOATS
                                            + tuple(f"hv_log_{n}" for n in p.outputs)
-                                           + tuple(v for v in e.vars if v == "netsel")),
+                                           + tuple(v for v in e.vars if v == "netsel"
+                                                   or v.startswith("hv_phase_"))),
                "        .text"]
         out += e.text
         out.append("        .data")

@@ -141,6 +141,9 @@ class TrainingHost:
         #: numbering: order and decide see the run's epochs from here on)
         self.first_epoch = first_epoch
         self.evaluated = False
+        #: the validation patterns at the start of ``test`` (--valid; the
+        #: evaluation pass runs them by the validation net: compiler/phases.py)
+        self.valid_patterns = 0
         self.plan = program.plan
         self.train = _Records(*_records(train))
         self.test = _Records(*_records(test)) if test is not None and len(test.inputs) else None
@@ -215,6 +218,10 @@ class TrainingHost:
         sim.write_floats(self.addr["tgt"], np.concatenate(tgs).ravel())
         sim.write(sym["hv_db_in"], [self.addr["in"], self.addr["tgt"], self.plan.record_words,
                                     self.plan.target_words, self.addr["order"]])
+        if "hv_phase_valid" in sym:         # phases: where the valid and test patterns start
+            start = len(self.train)
+            sim.write(sym["hv_phase_valid"], [start])
+            sim.write(sym["hv_phase_test"], [start + self.valid_patterns])
         self.start_nets(sim)
         sim.daemon.add_service(SYS_TRAIN, self.serve)
 
@@ -287,7 +294,7 @@ class TrainingHost:
         plan)`` and ``lbuf(layer plan)`` (weights and biases, or their
         momentum)."""
         plan, sym = self.plan, self.program.image.symbols
-        for cp in plan.connects:
+        for cp in (cp for cp in plan.connects if cp.owner is None):
             w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
             for k in range(plan.nodes):
                 own = w[self._own(cp, k)]
@@ -316,7 +323,7 @@ class TrainingHost:
     def _read_rows(self, sim, cbuf, lbuf) -> Weights:
         plan, sym = self.plan, self.program.image.symbols
         out = Weights()
-        for cp in plan.connects:
+        for cp in (cp for cp in plan.connects if cp.owner is None):   # a shared matrix once
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
             if cp.block is not None:        # the checkerboard: node k's block

@@ -106,7 +106,7 @@ def weight_arrays(plan: Plan) -> list[WeightArray]:
         start += words
 
     n = plan.nodes
-    for cp in plan.connects:
+    for cp in (cp for cp in plan.connects if cp.owner is None):     # a shared matrix once
         cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
         parts = [(own_part(plan, cp, k).start * cols,
                   (own_part(plan, cp, k).stop - own_part(plan, cp, k).start) * cols)
@@ -463,6 +463,9 @@ def compile_inference(network: Network, nodes: int, memory=None,
         raise ValueError(f"a block holds at least 1 record, not {block}")
     from rapsim.compiler.mapping import require_rows, resolve
     require_rows(resolve(network, nodes), network, "the inference image (--forward-only, rap infer)")
+    from rapsim.compiler.phases import refuse
+    refuse(network, "the training program only, not the inference image (--forward-only, "
+                    "rap infer)")
     sub = select_net(network, net)
     plan = inference_plan(network, nodes, memory)
     prog = build_program(plan, lambda long_branches: _InferGen(plan, block, long_branches,

@@ -67,10 +67,23 @@ class Connect:
     #: sparse connects made by a generator: its name and arguments, e.g.
     #: {"kind": "local", "width": 5, "stride": 1} (rapsim.compiler.sparse)
     generator: dict | None = None
+    #: parameter sharing (SINGA's share_from): the name of the connect whose
+    #: weight matrix this one uses (None: its own); ``transpose``: used
+    #: transposed (a tied-weight auto-encoder's decoder).  One copy of the
+    #: matrix exists, kept under the owner's name (docs/network-language.md)
+    share: str | None = None
+    transpose: bool = False
+    share_loc: Loc | None = None
 
     @property
     def name(self) -> str:
         return f"{self.src}->{self.dst}"
+
+    @property
+    def key(self) -> str:
+        """The name of the weight matrix this connect uses: its own, or the
+        owner's when it shares one."""
+        return self.share or self.name
 
     def weight_count(self, layers: dict[str, Layer]) -> int:
         """Connections (= weights) of this connect."""
@@ -147,12 +160,29 @@ class Network:
     #: statistics selected by 'stats' statements (rapsim.compiler.stats),
     #: computed by the host from the outputs after every epoch
     stats: list[str] = field(default_factory=list)
+    #: the net block's ``overlap`` attribute as written (rapsim.compiler.overlap)
+    overlap: str = "off"
+    #: phases (rapsim.compiler.phases): the net of each phase that differs
+    #: from the main one (a rapsim.compiler.nets.SubNet), and the
+    #: exclusions as written: (kind, name, phases, loc)
+    phases: dict = field(default_factory=dict)
+    exclusions: list = field(default_factory=list)
 
     def incoming(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.dst == layer]
 
     def outgoing(self, layer: str) -> list[Connect]:
         return [c for c in self.connects if c.src == layer]
+
+    def owned_connects(self) -> list[Connect]:
+        """The connects that hold a weight matrix of their own (every one
+        but those that share another's: ``Connect.share``)."""
+        return [c for c in self.connects if c.share is None]
+
+    def sharers(self, key: str) -> list[Connect]:
+        """The connects that use the weight matrix ``key`` (its owner and
+        every connect sharing it), in definition order."""
+        return [c for c in self.connects if c.key == key]
 
     def connections(self) -> int:
         """Connections of the whole network (MCPS/MCUPS count these)."""

@@ -101,6 +101,21 @@ class Split:
         """Every one of ``nodes`` nodes holds all ``size`` units."""
         return cls(size, cls.even(size, nodes).off, whole=True)
 
+    @classmethod
+    def grid_rows(cls, size: int, grid: tuple[int, int]) -> "Split":
+        """The checkerboard's split of a layer over a grid of r x c nodes
+        laid out row by row on the ring: grid row i's units ``R_i`` (the
+        even split of ``size`` over r) are owned by the row's last node,
+        ``i c + c - 1``, where the row's partial products are summed
+        (subring.asm); the other nodes own none."""
+        r, c = grid
+        rows = cls.even(size, r)
+        off = [0]
+        for k in range(r * c):
+            i, j = divmod(k, c)
+            off.append(off[-1] + (rows.rows(i) if j == c - 1 else 0))
+        return cls(size, tuple(off))
+
     @property
     def nodes(self) -> int:
         return len(self.off) - 1
@@ -217,6 +232,9 @@ class ConnectPlan:
     #: and columns ``cols.lo(k % c) ..`` (splits over the grid's r rows and c
     #: columns), row-major
     block: tuple[Split, Split] | None = None
+    #: parameter sharing: the plan of the connect whose weights (and
+    #: momentum) this one uses (compiler/sharing.py); None: its own
+    owner: "ConnectPlan | None" = None
 
     @property
     def kind(self) -> str:
@@ -282,6 +300,9 @@ class Plan:
     slot_offset: dict[str, int] = field(default_factory=dict)
     eslots: Buffer | None = None
     eslot_offset: dict[str, int] = field(default_factory=dict)
+    #: "off" or "ring": the collectives overlapped with computation
+    #: (rapsim.compiler.overlap; set by compile_network)
+    overlap: str = "off"
 
     @property
     def hybrid(self) -> bool:
@@ -308,7 +329,8 @@ class Plan:
                                 lp.blist, lp.pnet, lp.dwhole)
                     if b is not None]
         for cp in self.connects:
-            out += [b for b in (cp.weights, cp.momentum) if b is not None]
+            if cp.owner is None:
+                out += [b for b in (cp.weights, cp.momentum) if b is not None]
             if cp.sparse is not None:
                 out += [b for b in (cp.sparse.cnt, cp.sparse.idx) if b is not None]
         if self.stage is not None:
@@ -397,6 +419,8 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         size, where = layers[name].size, mapping.layers[name]
         if mapping.by_patterns or where.split == "patterns":
             return Split.copies(size, nodes)
+        if where.split == "blocks":                 # the checkerboard's grid rows
+            return Split.grid_rows(size, mapping.grid)
         return Split.group(size, nodes, where.first, where.last)
 
     fwd = [n for n in net.forward_order if layers[n].kind not in INPUT_KINDS]
@@ -420,8 +444,9 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         sp = split_of(name)
         rows = sp.max_rows
         # connects that read the whole source vector (and give partial error sums)
+        # (a transposed shared matrix reads the source's own slice: compiler/sharing.py)
         out_whole = [(i, c) for i, c in enumerate(net.connects)
-                     if c.src == name and c.kind in ("full", "sparse")]
+                     if c.src == name and c.kind in ("full", "sparse") and not c.transpose]
         gathered = L.kind in INPUT_KINDS or bool(out_whole)
         # reads per pattern of the vector that a matrix kernel walks per row
         # (the binary kernels walk an index list instead: a threshold layer)
@@ -474,7 +499,17 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         plans[name] = lp
     grid = mapping.grid if mapping.name == "checkerboard" else None
     cplans = []
-    for i, c in enumerate(net.connects):
+    owners: dict[str, ConnectPlan] = {}
+    for i, c in sorted(enumerate(net.connects), key=lambda ic: ic[1].share is not None):
+        if c.share is not None:             # the owner's buffers (compiler/sharing.py)
+            o = owners[c.share]
+            rows_of = plans[c.src if c.transpose else c.dst].split
+            if rows_of != plans[o.connect.dst].split:
+                raise LoweringError(f"connect {c.name} shares the weights of {c.share}, whose "
+                                    f"rows are split otherwise over the nodes", c.share_loc)
+            cplans.append(ConnectPlan(c, i, o.weights, o.momentum, owner=o))
+            o.weights.role += f"; shared by {c.name}" + (" (transposed)" if c.transpose else "")
+            continue
         rows = plans[c.dst].split.max_rows
         block = None
         if grid is not None:
@@ -497,6 +532,18 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
         cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary, block))
+        owners[c.name] = cplans[-1]
+    cplans.sort(key=lambda cp: cp.index)
+    for cp in cplans:
+        if cp.connect.transpose:
+            # the destination's partial net inputs (W^T x of every node's rows,
+            # reduce-scattered) and its whole error signal (all-gathered)
+            lp, size = plans[cp.connect.dst], layers[cp.connect.dst].size
+            lp.pnet = lp.pnet or Buffer(_sym("pnet", lp.name), size, "vector", uses=2 * size,
+                                        role=f"{lp.name} partial net inputs (transposed)")
+            lp.dwhole = lp.dwhole or Buffer(_sym("dall", lp.name), size, "vector",
+                                            uses=3 * size,
+                                            role=f"{lp.name} error signal (whole vector)")
     if grid is not None:
         for name in fwd:
             L = layers[name]
@@ -615,7 +662,7 @@ def _hot_cost(plan: Plan) -> int:
     cost = 0
     for cp in plan.connects:
         c = cp.connect
-        if c.kind == "bus" or cp.binary:
+        if c.kind == "bus" or cp.binary or c.transpose:
             continue
         src, dst = plan.layers[c.src], plan.layers[c.dst]
         rows = dst.split.max_rows

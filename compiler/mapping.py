@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from rapsim.errors import RapError
 
 from .ir import INPUT_KINDS, Loc, Network
+from . import phases, sharing
 
 #: how a layer is split inside its node group
 SPLITS = ("units", "patterns", "none")
@@ -188,6 +189,8 @@ def resolve(network: Network, nodes: int, preset: str | None = None, batch: int 
     m.inputs = tuple(network.inputs)
     if m.name != "rows":
         _refuse_clones(network, m)
+        sharing.refuse(network, m.name)
+        phases.refuse(network, f"the rows mapping only, not the {m.name} mapping", MappingError)
     return m
 
 

@@ -112,6 +112,8 @@ class LayerDecl:
     size_loc: Loc
     bias: bool
     placement: object = None    # rapsim.compiler.mapping.PlacementAttrs, when written
+    #: exclude PHASE, ...: (the phase words, the place of 'exclude') (compiler/phases.py)
+    exclude: tuple | None = None
 
 
 @dataclass
@@ -123,6 +125,11 @@ class ConnectDecl:
     generator: Call | None
     loc: Loc                    # the 'connect' keyword
     ok: bool = True             # False: a pair had an error (already reported)
+    #: share_from SRC -> DST [transpose]: (the owner's source, its
+    #: destination, the word after them or None, the place of 'share_from')
+    share: tuple | None = None
+    #: exclude PHASE, ...: (the phase words, the place of 'exclude') (compiler/phases.py)
+    exclude: tuple | None = None
 
 
 @dataclass
@@ -348,9 +355,16 @@ class _Reader:
         bias = False
         rest = list(options)
         placement = None
+        exclude = None
         while rest:
             opt = rest.pop(0)
-            if isinstance(opt, Tree) or opt in ("partition",):
+            if isinstance(opt, Tree) and opt.data == "exclude":
+                if exclude is not None:
+                    self.desc.error(_tree_loc(file, opt), f"'exclude' is given twice (at "
+                                                          f"{exclude[1]})")
+                else:
+                    exclude = ([_name(file, t) for t in opt.children], _tree_loc(file, opt))
+            elif isinstance(opt, Tree) or opt in ("partition",):
                 placement = self._placement(opt, rest, file, placement)
             elif opt == "bias":
                 if bias:
@@ -358,9 +372,9 @@ class _Reader:
                 bias = True
             else:
                 self.desc.error(_loc(file, opt), f"unknown layer option {str(opt)!r} (expected "
-                                                 f"bias, partition, nodes or location)")
+                                                 f"bias, partition, nodes, location or exclude)")
         self.desc.layers.append(LayerDecl(_name(file, name), _name(file, kind), size, size_loc, bias,
-                                          placement))
+                                          placement, exclude))
 
     def _placement(self, opt, rest: list, file: str, attrs):
         """A placement attribute of a layer (compiler/mapping.py): ``partition
@@ -404,6 +418,18 @@ class _Reader:
 
     def _connect(self, st: Tree, file: str, base_dir: str) -> None:
         src, dst, kind, *spec = st.children
+        exclude = None
+        if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "exclude"):
+            tail = spec.pop()
+            if tail is not None:
+                exclude = ([_name(file, t) for t in tail.children], _tree_loc(file, tail))
+        share = None
+        if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "connect_share"):
+            tail = spec.pop()
+            if tail is not None:
+                s_src, s_dst, word = tail.children
+                share = (_name(file, s_src), _name(file, s_dst),
+                         _name(file, word) if word is not None else None, _tree_loc(file, tail))
         loc = _tree_loc(file, st)
         kind = _name(file, kind) if kind is not None else Name("full", loc)
         pairs = generator = None
@@ -424,7 +450,7 @@ class _Reader:
                 generator = self._call(spec[0], file)
                 ok = generator.ok
         self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
-                                              pairs, generator, loc, ok))
+                                              pairs, generator, loc, ok, share, exclude))
 
     def _net(self, st: Tree, file: str, base_dir: str) -> None:
         name, *entries = st.children

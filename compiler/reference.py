@@ -40,6 +40,11 @@ Per pattern (``f`` the layer's activation, ``x`` a source activation)::
         biases: a weight from a unit of constant 1.
         from a binary layer: only the columns of its active units (their
         momentum terms too; without momentum this is the same update).
+        a shared matrix (share_from, compiler/sharing.py): every connect
+        using it multiplies by it (transposed: W^T x forward, W delta
+        backward); their changes (transposed: rate x_src delta_dst^T) are
+        applied in definition order, the first as above, each next one as
+        M = M + step; W = W + step (so M = momentum M + sum of the steps).
 
 All deltas are computed with the weights as they were before the pattern.
 """
@@ -51,6 +56,7 @@ import numpy as np
 
 from .ir import BINARY_KINDS, INPUT_KINDS, Network
 from .nets import net_of_pattern
+from .phases import of
 from .schedule import next_learning_rate
 
 __all__ = ["Weights", "initial_weights", "pattern_order", "batches", "Model", "Evaluation",
@@ -108,7 +114,7 @@ def initial_weights(network: Network, seed: int | None = None,
     scale = t.init_scale if scale is None else scale
     rng = np.random.default_rng(seed)
     w = Weights()
-    for c in network.connects:
+    for c in network.owned_connects():
         w.connects[c.name] = rng.uniform(-scale, scale, _shape(network, c))
     for name, layer in network.layers.items():
         if layer.bias:
@@ -228,7 +234,7 @@ class Model:
                 continue
             s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
             for c in (c for c in connects if c.dst == name):
-                s = r(s + _through(c, w.connects[c.name], acts[c.src], layer.size))
+                s = r(s + _through(c, _matrix(w, c), acts[c.src], layer.size))
             acts[name] = r(np.asarray(self.f[layer.kind](s), dtype=np.float64))
         return acts
 
@@ -255,7 +261,7 @@ class Model:
                 continue
             e = np.zeros(layer.size)
             for c in (c for c in connects if c.src == name):
-                e = r(e + _through(c, w.connects[c.name], deltas[c.dst], layer.size, back=True))
+                e = r(e + _through(c, _matrix(w, c), deltas[c.dst], layer.size, back=True))
             deltas[name] = r(e * self.derivative(layer.kind, acts[name]))
         return deltas
 
@@ -273,6 +279,8 @@ class Model:
         (of the net ``sub``: its connects and its layers' biases)."""
         r, net, w, m = self._r, self.net, self.weights, self.momentum
         alpha = net.training.momentum
+        shared = {c.share for c in net.connects if c.share is not None}
+        applied: set[str] = set()
         for c in self._net(sub)[3]:
             d, x = deltas[c.dst], acts[c.src]
             if alpha and net.layers[c.src].kind in BINARY_KINDS:
@@ -283,7 +291,21 @@ class Model:
                 mc[:, on] = r(alpha * mc[:, on] + np.outer(rate * d, x[on]))
                 wc[:, on] = r(wc[:, on] + mc[:, on])
                 continue
-            self._apply(w.connects, m.connects, c.name, _step(c, d, x, rate), alpha)
+            step = _step(c, d, x, rate)
+            if c.share is None and c.name not in shared:
+                self._apply(w.connects, m.connects, c.name, step, alpha)
+                continue
+            # a shared matrix (compiler/sharing.py): its connects' changes in
+            # definition order, the first as any update, the next ones added
+            # to the momentum term and the weights as they are
+            key, step = c.key, step.T if c.transpose else step
+            if key in applied or not alpha:
+                if alpha:
+                    m.connects[key] = r(m.connects[key] + step)
+                w.connects[key] = r(w.connects[key] + step)
+            else:
+                self._apply(w.connects, m.connects, key, step, alpha)
+            applied.add(key)
         for name, b in w.biases.items():
             if name in deltas:
                 self._apply(w.biases, m.biases, name, rate * deltas[name], alpha)
@@ -331,10 +353,20 @@ class Model:
         self.update(acts, deltas, rate, sub)
         return acts
 
-    def outputs(self, x: np.ndarray) -> np.ndarray:
-        """The output layers' activations side by side, for one input row."""
-        acts = self.forward(x)
-        return np.concatenate([acts[n] for n in self.net.outputs])
+    def outputs(self, x: np.ndarray, sub=None) -> np.ndarray:
+        """The output layers' activations side by side, for one input row
+        (by the net ``sub``, default the main net: an output layer it does
+        not hold gives zeros, as the nodes log them; compiler/phases.py)."""
+        acts = self.forward(x, sub)
+        return np.concatenate([acts[n] if n in acts else np.zeros(self.net.layers[n].size)
+                               for n in self.net.outputs])
+
+
+def _matrix(w: Weights, c) -> np.ndarray:
+    """The weight matrix connect ``c`` multiplies by: its own, or the one it
+    shares (transposed when it says so)."""
+    wc = w.connects[c.key]
+    return wc.T if c.transpose else wc
 
 
 def _step(c, d: np.ndarray, x: np.ndarray, rate: float) -> np.ndarray:
@@ -381,13 +413,17 @@ class Evaluation:
     outputs: np.ndarray         # (patterns, output units)
 
 
-def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray,
+                 outputs: list[str] | None = None) -> np.ndarray:
     """E of every pattern (rows of outputs ``y`` and targets ``t``): mse
     ``1/2 sum (t - y)^2``; cross_entropy ``-sum t ln y`` for softmax outputs
     and ``-sum t ln y + (1 - t) ln(1 - y)`` for sigmoid outputs, with ``y``
-    clipped to [1e-12, 1 - 1e-12]; summed over the output layers."""
+    clipped to [1e-12, 1 - 1e-12]; summed over the output layers (those
+    named in ``outputs``: a phase's, compiler/phases.py; default all)."""
     total = np.zeros(len(y))
     for name, sl in _slices(network, network.outputs).items():
+        if outputs is not None and name not in outputs:
+            continue
         yy, tt = y[:, sl], t[:, sl]
         if network.training.error == "mse":
             total += 0.5 * np.sum((tt - yy) ** 2, axis=1)
@@ -403,12 +439,15 @@ def pattern_loss(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
 _THRESHOLD = {"sigmoid": 0.5, "linear": 0.5, "tanh": 0.0}
 
 
-def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray,
+                    outputs: list[str] | None = None) -> np.ndarray:
     """Whether each pattern is right: for every output layer, one unit --
     output and target on the same side of the midpoint (0.5; 0 for tanh);
     several units -- the largest output is where the largest target is."""
     ok = np.ones(len(y), dtype=bool)
     for name, sl in _slices(network, network.outputs).items():
+        if outputs is not None and name not in outputs:
+            continue
         yy, tt = y[:, sl], t[:, sl]
         if yy.shape[1] == 1:
             mid = _THRESHOLD.get(network.layers[name].kind, 0.5)
@@ -418,14 +457,18 @@ def pattern_correct(network: Network, y: np.ndarray, t: np.ndarray) -> np.ndarra
     return ok
 
 
-def evaluate(model: Model, patterns) -> Evaluation:
-    """Loss and accuracy of ``model`` on a PatternSet (forward passes only)."""
+def evaluate(model: Model, patterns, phase: str | None = None) -> Evaluation:
+    """Loss and accuracy of ``model`` on a PatternSet (forward passes only),
+    by the net of ``phase`` (train, valid or test: compiler/phases.py;
+    None or a phase without exclusions: the main net)."""
+    sub = of(model.net, phase) if phase else None
     if len(patterns) == 0:
         return Evaluation(0.0, 0.0, np.zeros((0, sum(model.net.layers[n].size
                                                       for n in model.net.outputs))))
-    y = np.stack([model.outputs(x) for x in patterns.inputs])
-    loss = float(np.mean(pattern_loss(model.net, y, patterns.targets)))
-    acc = float(np.mean(pattern_correct(model.net, y, patterns.targets)))
+    y = np.stack([model.outputs(x, sub) for x in patterns.inputs])
+    outs = sub.outputs if sub is not None else None
+    loss = float(np.mean(pattern_loss(model.net, y, patterns.targets, outs)))
+    acc = float(np.mean(pattern_correct(model.net, y, patterns.targets, outs)))
     return Evaluation(loss, acc, y)
 
 
@@ -486,6 +529,10 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
     ``network.training.epochs``; ``on_epoch(stats)`` is called after each
     epoch.
 
+    With phases (``exclude``, compiler/phases.py) every pattern is trained
+    by the training net, and the training, validation and test sets are
+    evaluated by the nets of their phases.
+
     ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`): with the data
     and hybrid mappings the epoch is trained in batches of ``nodes * batch`` patterns
     (:func:`batches`, :meth:`Model.train_batch`) instead of on-line; every
@@ -510,14 +557,14 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
             for i, p in enumerate(order):
                 k = net_of_pattern(t.alternate, 1 + len(network.nets), e, i)
                 model.train_pattern(train_set.inputs[p], train_set.targets[p], rate,
-                                    network.nets[k - 1] if k else None)
-        tr = evaluate(model, train_set)
+                                    network.nets[k - 1] if k else of(network, "train"))
+        tr = evaluate(model, train_set, "train")
         stats = EpochStats(e, rate, tr.loss, tr.accuracy)
         if valid_set is not None:
-            va = evaluate(model, valid_set)
+            va = evaluate(model, valid_set, "valid")
             stats.valid_loss, stats.valid_accuracy = va.loss, va.accuracy
         if test_set is not None:
-            te = evaluate(model, test_set)
+            te = evaluate(model, test_set, "test")
             stats.test_loss, stats.test_accuracy = te.loss, te.accuracy
         history.append(stats)
         if on_epoch is not None:

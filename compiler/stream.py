@@ -199,6 +199,9 @@ def compile_streaming(network: Network, nodes: int, memory=None, host_hooks=()) 
     rows mapping only: another is refused)."""
     from rapsim.compiler.mapping import require_rows, resolve
     require_rows(resolve(network, nodes), network, STREAMING)
+    from rapsim.compiler.phases import refuse
+    refuse(network, "an in-memory database only, not a streamed one (--stream, or a database "
+                    "larger than a node's memory)")
     plan = lower(network, nodes, memory)
     plan.host_hooks = list(host_hooks)
     return build_program(plan, lambda long_branches: _StreamGen(plan, long_branches).program())

@@ -39,6 +39,7 @@ from rapsim.compiler.reference import (EpochStats, Weights, initial_weights, pat
 from rapsim.compiler.schedule import next_learning_rate
 from rapsim.compiler.stats import available, compute
 from rapsim.compiler.mapping import require_rows
+from rapsim.compiler.phases import of
 from rapsim.compiler.stream import (DEFAULT_BLOCK, STREAMING, StreamingHost, compile_streaming,
                                     is_streaming)
 from rapsim.config import MachineConfig
@@ -79,6 +80,7 @@ class TrainResult:
     stats: list = field(default_factory=list)
     mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
     valid_patterns: int = 0             # the validation set's (evaluated before the test set)
+    overlap: str = "off"                # the collectives overlapped (rapsim.compiler.overlap)
 
     @property
     def simulated_seconds(self) -> float:
@@ -125,6 +127,7 @@ class TrainResult:
             "machine": self.totals,
             "database": self.database,
             "mapping": self.mapping,
+            "overlap": self.overlap,
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
@@ -191,22 +194,25 @@ class _Schedule:
         self.stopped_by = (resume.stopped_by if resume and resume.stopped_by != "behaviour"
                            else "epochs")
 
+    def _figures(self, y: np.ndarray, t: np.ndarray, phase: str) -> tuple[float, float]:
+        """Loss and accuracy of a set evaluated by the net of ``phase``, over
+        that net's outputs (compiler/phases.py)."""
+        sub = of(self.net, phase)
+        outs = sub.outputs if sub is not None else None
+        return (float(np.mean(pattern_loss(self.net, y, t, outs))),
+                float(np.mean(pattern_correct(self.net, y, t, outs))))
+
     def __call__(self, epoch: int, outputs: np.ndarray | None) -> float:
         if outputs is not None:
             n = len(self.t_train)
-            y = outputs[:n]
-            st = EpochStats(epoch - 1, self.rate,
-                            float(np.mean(pattern_loss(self.net, y, self.t_train))),
-                            float(np.mean(pattern_correct(self.net, y, self.t_train))))
+            st = EpochStats(epoch - 1, self.rate, *self._figures(outputs[:n], self.t_train,
+                                                                 "train"))
             v = n + (0 if self.t_valid is None else len(self.t_valid))
             if self.t_valid is not None:
-                yv = outputs[n:v]
-                st.valid_loss = float(np.mean(pattern_loss(self.net, yv, self.t_valid)))
-                st.valid_accuracy = float(np.mean(pattern_correct(self.net, yv, self.t_valid)))
+                st.valid_loss, st.valid_accuracy = self._figures(outputs[n:v], self.t_valid,
+                                                                 "valid")
             if self.t_test is not None:
-                yt = outputs[v:]
-                st.test_loss = float(np.mean(pattern_loss(self.net, yt, self.t_test)))
-                st.test_accuracy = float(np.mean(pattern_correct(self.net, yt, self.t_test)))
+                st.test_loss, st.test_accuracy = self._figures(outputs[v:], self.t_test, "test")
             self.history.append(st)
             if self.stat_names:
                 rec = {"epoch": epoch - 1,
@@ -287,6 +293,12 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     unknown = [s for s in names if s not in available()]
     if unknown:
         raise RapError(f"unknown statistic {unknown[0]!r} (there are: {', '.join(available())})")
+    short = next(((ph, n) for ph, sub in net.phases.items() for n in net.outputs
+                  if n not in sub.outputs), None)
+    if names and short is not None:
+        raise RapError(f"statistics ({', '.join(names)}) read every output layer, and output "
+                       f"layer {short[1]!r} is excluded from the {short[0]} net (exclude): "
+                       f"statistics with phases that drop an output are not supported")
     sched = _Schedule(net, train_set, test_set, limit, on_epoch, resume, names, valid_set)
     n_train = len(train_set.inputs)
     n_valid = 0 if sched.t_valid is None else len(sched.t_valid)
@@ -307,6 +319,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                                  block=stream_block or DEFAULT_BLOCK)
         sim = Simulator(config, argv=["train"], root=folder.name if streaming else ".")
         sim.load(program.image)
+        host.valid_patterns = n_valid
         host.load(sim)
         hooks = _hook_host(program, callbacks, host, sim)
         host.write_weights(sim, weights or initial_weights(net),
@@ -343,7 +356,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats, mapping, n_valid)
+                       state, sched.stats, mapping, n_valid, program.plan.overlap)
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
@@ -371,7 +384,7 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           stats: list[str] | None = None, stream: bool | None = None,
           stream_block: int | None = None, callbacks: dict | None = None,
           mapping: str | None = None, batch: int = 1,
-          valid_set: PatternData | None = None) -> TrainResult:
+          valid_set: PatternData | None = None, overlap: str | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -385,13 +398,15 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     stops the nodes at its point (its simulated cost is in the figures).
     ``mapping`` (a preset name: rows, data, ...) and ``batch`` choose the
     mapping (:func:`rapsim.compiler.mapping.resolve`; default: the
-    description's)."""
+    description's); ``overlap`` the overlapped collectives
+    (:mod:`rapsim.compiler.overlap`; default: the description's)."""
     from rapsim.compiler.behaviours import hook_points
     from rapsim.compiler.mapping import resolve
     config = config or MachineConfig(nodes=nodes or 1)
     points = list(hook_points(callbacks or {}, network))
     program = compile_network(network, config.nodes, config.memory, host_hooks=points,
-                              mapping=resolve(network, config.nodes, mapping, batch))
+                              mapping=resolve(network, config.nodes, mapping, batch),
+                              overlap=overlap)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
                        stats=stats, stream=stream, stream_block=stream_block,
@@ -443,19 +458,20 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
             sample_every: int = 0, instrument=None, mapping: str | None = None,
-            batch: int = 1) -> TrainResult:
+            batch: int = 1, overlap: str | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
-    ``mapping``, ``batch``: see :func:`train`."""
+    ``mapping``, ``batch``, ``overlap``: see :func:`train`."""
     from rapsim.compiler.mapping import resolve
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory,
-                                  mapping=resolve(net, config.nodes, mapping, batch))
+                                  mapping=resolve(net, config.nodes, mapping, batch),
+                                  overlap=overlap)
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])

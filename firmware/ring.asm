@@ -13,6 +13,9 @@
 *                                      node ends with the sum of all x
 *   _ring_split(off, n)                off[k] = the even split of n words:
 *                                      slices of n/N or n/N + 1 words
+*   _ring_rs_mxout(e, off, W, d, x, rows, eta)  the reduce-scatter of e
+*                                      during the update W += eta d x^T
+*                                      (overlap on)
 *   _ring_sumf(v) -> R0                the sum of every node's float v (R2)
 *   _ring_maxf(v) -> R0                the largest of every node's float v
 *
@@ -39,8 +42,9 @@
 *   passing slices N-1, 0 .. j-2 node j injects its part of slice j-1, then
 *   adds up the second lap (slice j, which is complete when it arrives,
 *   and slices j+1 .. N-2).  Every word is read, added and written: 2
-*   cycles per word per node (a read and a write of the ring), about
-*   2V + 21N + 60 cycles in all.
+*   cycles per word per node (a read and a write of the ring: two accesses
+*   to the expansion bus), about 2V + 13N + 85 cycles in all with x in
+*   SRAM, 2V + 9N + 85 on chip (the fast path below).
 * - broadcast: the root writes, every other node reads and forwards (the
 *   node before the root does not forward): about V + N + 50 cycles.
 * - barrier: node 0 sends a token round the ring (every node forwards it
@@ -55,7 +59,8 @@
 
         .global _ring_barrier, _ring_bcast, _ring_allgather
         .global _ring_reduce_scatter, _ring_allreduce, _ring_split
-        .global _ring_sumf, _ring_maxf
+        .global _ring_sumf, _ring_maxf, _ring_rs_mxout
+        .global _mxout
 
 * ---------------------------------------------------------------------------
 * Segments of a collective: AR0 = RINGIO_BASE, AR2 = the memory pointer
@@ -628,14 +633,184 @@ gn_go:  LDI     AR4, R1                 ; lap 1, kept
 *   inject  slice j-1 (x[off[j-1] .. off[j])): its own values
 *   lap 2a  slice j (x[off[j] .. off[j+1])): add and keep: the result
 *   lap 2b  slices j+1 .. N-2 (x[off[j+1] .. off[N-1])): add and pass on
+*
+* The fast path (its own slice, the slice it injects and slice N-1 at least
+* 1 word each; laps 1b and 2b of any length; those three tested first):
+* every count is computed and the code chosen before the first ring
+* access; from then on the node runs straight on, each segment set up by
+* its repeat alone (and an LDI to RC for an RPTB), with no branch and no
+* count computed between segments.  Laps 1b and inject run on one pointer,
+* 2a and 2b on another, slice N-1 on a third.  Every word still costs a
+* ring read and a ring write at every node (2 cycles: the expansion bus
+* serves one access per cycle, docs/machine-model.md 4), so the gain is in
+* the cost per node.  Other slice tables take rs_general: the same words
+* on the ring in the same order, so nodes on either path work together.
 * ---------------------------------------------------------------------------
+
+* RSEMIT p, c: c + 1 words: read a partial sum from the ring, add *p++,
+* write the sum on
+RSEMIT  .macro  p, c
+        LDI     :c:, RC
+        RPTB    e1?
+        ADDF3   *AR0, *:p:++, R0
+e1?:    STF     R0, *AR0
+        .endm
+
+* RSKEEP p, c: c + 1 words: read a partial sum, add *p, store it in *p++
+RSKEEP  .macro  p, c
+        LDI     :c:, RC
+        RPTB    k1?
+        ADDF3   *AR0, *:p:, R0
+k1?:    STF     R0, *:p:++
+        .endm
+
+* RSINJECT p, c: c + 1 words from *p++ onto the ring (1 cycle/word); reads
+* the word after them too (the caller's own slice: in x)
+RSINJECT .macro p, c
+        LDF     *:p:++, R0
+        RPTS    :c:
+        LDF     *:p:++, R0
+||      STF     R0, *AR0
+        .endm
+
+* RSINJECT2 p, c: c + 2 words from *p++ onto the ring, no word read beyond
+* (RSINJECT's last load is the last word, written after it)
+RSINJECT2 .macro p, c
+        RSINJECT :p:, :c:
+        STF     R0, *AR0
+        .endm
+
+* RSINJECT1 p: one word from *p++ onto the ring
+RSINJECT1 .macro p
+        LDF     *:p:++, R0
+        STF     R0, *AR0
+        .endm
+
 _ring_reduce_scatter:
+        LDRING  AR0
+        LDI     AR3, AR1
+        LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
+        ADDI    R2, AR1                 ; AR1 -> off[N]
+        LDI     *+AR0(NODE_ID_OFS), R3          ; j
+        CMPI    1, R2
+        RETSLE                          ; one node: nothing to do
+* the tests of the fast path first, so that other tables lose little time:
+* s(N-1) >= 1 (the same on every node), s(j) >= 1 and, on nodes 1 .. N-1,
+* s(j-1) >= 1
+        LDI     *AR1, R0
+        SUBI    *-AR1(1), R0            ; R0 = s(N-1)
+        BLED    rs_gen
+        ADDI3   R3, AR3, AR6            ; AR6 -> off[j]
+        LDI     R0, AR5                 ; AR5 = s(N-1)
+        LDI     *-AR1(1), BK            ; BK = off[N-1]
+        LDI     *+AR6(1), R1
+        SUBI    *AR6, R1                ; s(j)
+        BLED    rs_gen
+        LDI     *AR6, R1                ; off[j]
+        ADDI3   BK, AR2, AR4            ; AR4 -> slice N-1
+        CMPI    0, R3
+        BEQ     rs_f0                   ; node 0
+        SUBI    *-AR6(1), R1            ; s(j-1): injected
+        BLED    rs_gen
+        LDI     R1, IR0
+        SUBI    1, IR0                  ; IR0 = s(j-1) - 1: injected
+        LDI     *+AR6(1), R1            ; off[j+1]
+        LDI     BK, R0
+        SUBI    R1, R0                  ; off[N-1] - off[j+1]
+* nodes 1 .. N-1: the counts, then the code by node and laps
+        SUBI    1, R0
+        LDI     R0, BK                  ; BK = lap 2b - 1
+        LDI     *AR6, R0                ; off[j]
+        SUBI3   R0, R1, R1              ; s(j)
+        SUBI    1, R1
+        LDI     R1, IR1                 ; IR1 = s(j) - 1: kept
+        ADDI3   R0, AR2, AR3            ; AR3 -> slice j
+        LDI     AR5, R1
+        SUBI    1, R1
+        LDI     R1, AR5                 ; AR5 = s(N-1) - 1: lap 1a
+        LDI     *-AR6(1), R0            ; off[j-1]
+        SUBI    1, R2                   ; R2 = N - 1
+        CMPI    R2, R3
+        BEQD    rs_last                 ; node N-1
+        SUBI    1, R0                   ; (the flags of lap 1b)
+        LDI     R0, AR6                 ; AR6 = off[j-1] - 1: lap 1b
+        NOP
+        BLTD    rs_m0x                  ; no lap 1b
+        LDI     BK, R1                  ; (the flags of lap 2b)
+        NOP
+        NOP
+        BLT     rs_m10                  ; no lap 2b
+        RSEMIT  AR4, AR5                ; lap 1a
+        RSEMIT  AR2, AR6                ; lap 1b
+        RSINJECT AR2, IR0               ; slice j-1
+        RSKEEP  AR3, IR1                ; lap 2a: the result
+        RSEMIT  AR3, BK                 ; lap 2b
+        RETS
+rs_m10: RSEMIT  AR4, AR5
+        RSEMIT  AR2, AR6
+        RSINJECT AR2, IR0
+        RSKEEP  AR3, IR1
+        RETS
+rs_m0x: BLT     rs_m00
+        RSEMIT  AR4, AR5
+        RSINJECT AR2, IR0
+        RSKEEP  AR3, IR1
+        RSEMIT  AR3, BK
+        RETS
+rs_m00: RSEMIT  AR4, AR5
+        RSINJECT AR2, IR0
+        RSKEEP  AR3, IR1
+        RETS
+* node N-1: keep slice N-1, pass slices 0 .. N-3 on, inject slice N-2
+rs_last:
+        BLT     rs_l0                   ; no lap 1b
+        RSKEEP  AR4, IR1
+        RSEMIT  AR2, AR6
+        RSINJECT AR2, IR0
+        RETS
+rs_l0:  RSKEEP  AR4, IR1
+        RSINJECT AR2, IR0
+        RETS
+* node 0: inject slice N-1, keep slice 0, pass slices 1 .. N-2 on (R1 = off[0])
+rs_f0:  LDI     *+AR6(1), R1            ; off[1] = s(0)
+        SUBI3   R1, BK, R0
+        SUBI    1, R0
+        LDI     R0, BK                  ; BK = off[N-1] - off[1] - 1: lap 2b
+        SUBI    1, R1
+        LDI     R1, IR1                 ; IR1 = s(0) - 1: kept
+        LDI     AR5, R1
+        SUBI    2, R1
+        BLTD    rs_f0i1                 ; one word injected
+        LDI     R1, AR5                 ; AR5 = s(N-1) - 2
+        LDI     BK, R1                  ; (the flags of lap 2b)
+        NOP
+        BLT     rs_f00                  ; nothing to pass on
+        RSINJECT2 AR4, AR5
+        RSKEEP  AR2, IR1
+        RSEMIT  AR2, BK
+        RETS
+rs_f00: RSINJECT2 AR4, AR5
+        RSKEEP  AR2, IR1
+        RETS
+rs_f0i1: BLT    rs_f0i10
+        RSINJECT1 AR4
+        RSKEEP  AR2, IR1
+        RSEMIT  AR2, BK
+        RETS
+rs_f0i10: RSINJECT1 AR4
+        RSKEEP  AR2, IR1
+        RETS
+
+rs_ret: RETS
+
+* the general path: any slice table, segment by segment (AR2 = x, AR3 -> off)
+rs_general:
         LDRING  AR0
         LDI     *+AR0(NODE_COUNT_OFS), R2       ; N
         LDI     *+AR0(NODE_ID_OFS), R3          ; j
         CMPI    1, R2
         RETSLE
-        LDI     AR3, AR1
+rs_gen: LDI     AR3, AR1                ; (from the tests: R2 = N, R3 = j)
         ADDI    R2, AR1                 ; AR1 -> off[N]
         LDI     *-AR1(1), R0            ; off[N-1]
         LDI     AR2, AR4
@@ -678,6 +853,216 @@ rs_lap2:
         SUBI    *+AR1(1), R1
         ADDEMIT
         RETS
+
+* ---------------------------------------------------------------------------
+* _ring_rs_mxout(e AR2, off AR3, W AR4, d AR5, x AR6, rows IR0, eta R2):
+* the reduce-scatter of e (as _ring_reduce_scatter(e, off)) during the
+* weight update W += eta d x^T of `rows` rows of V = off[N] columns (as
+* _mxout(W, d, x, rows, V, eta)): `overlap on` (docs/compiler.md,
+* "Overlapped collectives").  The results are those of the two calls, bit
+* for bit: the same arithmetic on every weight, the same chain of additions
+* for e.
+*
+* Row 0's weights go one by one beside the words the node adds and passes
+* on or injects, three instructions for a word and a weight where the two
+* calls take four (2 cycles a weight, 2 a word): the ring is on the
+* expansion bus, W on the primary, so a ring access rides in the parallel
+* slot of the update's instructions:
+*     ADDF3 *ring, *e++, R2                    the passing partial sum + e
+*     MPYF3 *x++, R3, R0 || STF R1, *Ww++      s x[k]; W[k-1] stored
+*     ADDF3 *W++, R0, R1 || STF R2, *ring      W[k] + s x[k]; the sum on
+* (an injected word: LDF *e++, R2 first).  The words the node keeps (its
+* slice: read, add, store in e) go alone, 2 cycles each as in the
+* reduce-scatter: with the weight's two accesses they would be four on the
+* primary bus when e is in external memory.  Weight 0 is updated before the
+* loops, the weights left over after them (as many as the node's slice
+* less one) after them, then rows 1 .. rows-1 as in _mxout.  Each node runs
+* its segments of the reduce-scatter in the order of _ring_reduce_scatter's
+* fast path (on its conditions); on other tables, or a node without rows,
+* the node makes the two calls (the ring sees the same words in the same
+* order, so nodes on either path work together).  Changes what the two
+* calls change; R4-R7 are preserved.
+* ---------------------------------------------------------------------------
+
+* FSEG k, p, c: c + 1 words of the reduce-scatter (k = 0: add and pass on,
+* k = 2: inject; e at *p) beside as many weights of row 0
+FSEG    .macro  k, p, c
+        LDI     :c:, RC
+        RPTB    f1?
+        .if     k == 0
+        ADDF3   *AR0, *:p:++, R2
+        .else
+        LDF     *:p:++, R2
+        .endif
+        MPYF3   *AR5++, R3, R0
+||      STF     R1, *AR4++
+f1?:    ADDF3   *AR3++, R0, R1
+||      STF     R2, *AR0
+        .endm
+
+* FPRO: s = eta d[0] in R3, the pointers (AR1 -> slice N-1 of e, AR3 -> W
+* read, AR4 -> W written, AR5 -> x), weight 0 updated into R1
+FPRO    .macro
+        MPYF3   R2, *AR5, R3            ; s = eta d[0]
+        ADDI3   BK, AR2, AR1            ; AR1 -> slice N-1 of e
+        LDI     AR4, AR3
+        LDI     AR6, AR5
+        MPYF3   *AR5++, R3, R0          ; s x[0]
+        ADDF3   *AR3++, R0, R1          ; W[0] + s x[0]
+        .endm
+
+_ring_rs_mxout:
+        LDRING  AR0
+        LDI     *+AR0(NODE_COUNT_OFS), R0       ; N
+        LDI     IR0, R1
+        BLED    _ring_reduce_scatter    ; no rows: the reduce-scatter alone
+        CMPI    1, R0
+        NOP
+        NOP
+        BLE     rm_two                  ; one node: the update alone
+* the fast path's conditions: s(N-1) >= 1, s(j) >= 1, s(j-1) >= 1 (j >= 1)
+        LDI     *+AR0(NODE_ID_OFS), R3          ; j
+        ADDI3   R0, AR3, AR1            ; AR1 -> off[N]
+        NOP
+        LDI     *-AR1(1), BK            ; BK = off[N-1]
+        LDI     *AR1, R1
+        SUBI    BK, R1
+        SUBI    1, R1                   ; s(N-1) - 1
+        BLTD    rm_two
+        LDI     R1, IR1                 ; IR1 = s(N-1) - 1: lap 1a
+        ADDI3   R3, AR3, AR1            ; AR1 -> off[j]
+        NOP
+        LDI     *+AR1(1), R1
+        SUBI    *AR1, R1                ; s(j)
+        BLED    rm_two
+        CMPI    0, R3
+        NOP
+        NOP
+        BEQ     rm_go                   ; node 0: no slice before its own
+        LDI     *AR1, R1
+        SUBI    *-AR1(1), R1            ; s(j-1)
+        BLE     rm_two
+rm_go:  SAVEX   R4
+        SAVEX   R5
+        SAVEX   R6
+        SAVEX   R7
+        PUSH    AR5                     ; d, x, rows, V and eta: for rows 1 ..
+        PUSH    AR6
+        PUSH    IR0
+        LDI     IR1, R4
+        ADDI    1, R4
+        ADDI    BK, R4
+        PUSH    R4                      ; V = off[N-1] + s(N-1)
+        SAVEX   R2
+        LDI     *+AR1(1), R6            ; off[j+1]
+        SUBI3   R6, BK, R7
+        SUBI    1, R7                   ; R7 = off[N-1] - off[j+1] - 1: lap 2b
+        SUBI    *AR1, R6
+        SUBI    1, R6                   ; R6 = s(j) - 1: kept
+        SUBI    1, R0                   ; R0 = N - 1
+        CMPI    0, R3
+        BEQ     rm_0                    ; node 0
+        LDI     *-AR1(1), R4            ; off[j-1]
+        LDI     *AR1, R5
+        SUBI    R4, R5
+        SUBI    1, R5                   ; R5 = s(j-1) - 1: injected
+        SUBI    1, R4                   ; R4 = off[j-1] - 1: lap 1b
+        CMPI    R0, R3
+        BEQ     rm_last                 ; node N-1
+        CMPI    0, R4
+        BLT     rm_m0x                  ; no lap 1b
+        CMPI    0, R7
+        BLT     rm_m10                  ; no lap 2b
+        FPRO
+        FSEG    0, AR1, IR1             ; lap 1a
+        FSEG    0, AR2, R4              ; lap 1b
+        FSEG    2, AR2, R5              ; slice j-1, injected
+        RSKEEP  AR2, R6                 ; lap 2a, kept
+        FSEG    0, AR2, R7              ; lap 2b
+        BR      rm_tail
+rm_m10: FPRO
+        FSEG    0, AR1, IR1
+        FSEG    0, AR2, R4
+        FSEG    2, AR2, R5
+        RSKEEP  AR2, R6
+        BR      rm_tail
+rm_m0x: CMPI    0, R7
+        BLT     rm_m00
+        FPRO
+        FSEG    0, AR1, IR1
+        FSEG    2, AR2, R5
+        RSKEEP  AR2, R6
+        FSEG    0, AR2, R7
+        BR      rm_tail
+rm_m00: FPRO
+        FSEG    0, AR1, IR1
+        FSEG    2, AR2, R5
+        RSKEEP  AR2, R6
+        BR      rm_tail
+* node N-1: keeps slice N-1, passes slices 0 .. N-3 on, injects slice N-2
+rm_last:
+        CMPI    0, R4
+        BLT     rm_l0
+        FPRO
+        RSKEEP  AR1, IR1
+        FSEG    0, AR2, R4
+        FSEG    2, AR2, R5
+        BR      rm_tail
+rm_l0:  FPRO
+        RSKEEP  AR1, IR1
+        FSEG    2, AR2, R5
+        BR      rm_tail
+* node 0: injects slice N-1, keeps slice 0, passes slices 1 .. N-2 on
+rm_0:   CMPI    0, R7
+        BLT     rm_00
+        FPRO
+        FSEG    2, AR1, IR1
+        RSKEEP  AR2, R6
+        FSEG    0, AR2, R7
+        BR      rm_tail
+rm_00:  FPRO
+        FSEG    2, AR1, IR1
+        RSKEEP  AR2, R6
+* the weights of row 0 left over (s(j) - 1 of them), then rows 1 .. rows-1:
+* _mxout(W + V, d + 1, x, rows - 1, V, eta)
+rm_tail:
+        LDI     R6, R0
+        SUBI    1, R0
+        BLT     rm_t1                   ; none left
+        LDI     R0, RC
+        RPTB    rm_t0
+        MPYF3   *AR5++, R3, R0
+||      STF     R1, *AR4++
+rm_t0:  ADDF3   *AR3++, R0, R1
+rm_t1:  STF     R1, *AR4                ; W[V-1]
+        RESTX   R2                      ; eta
+        POP     AR6                     ; V
+        POP     R0                      ; rows
+        POP     AR4                     ; x
+        POP     R1                      ; d
+        RESTX   R7
+        RESTX   R6
+        RESTX   R5
+        RESTX   R4
+        LDI     AR3, AR2                ; W + V: row 1
+        LDI     R1, AR3
+        ADDI    1, AR3                  ; d + 1
+        SUBI    1, R0
+        LDI     R0, AR5                 ; rows - 1
+        BR      _mxout
+* the two calls: _mxout(W, d, x, rows, V, eta), then the reduce-scatter (R0 = N)
+rm_two: ADDI3   R0, AR3, AR1            ; AR1 -> off[N]
+        PUSH    AR2
+        PUSH    AR3
+        LDI     AR4, AR2                ; W
+        LDI     AR5, AR3                ; d
+        LDI     AR6, AR4                ; x
+        LDI     IR0, AR5                ; rows
+        LDI     *AR1, AR6               ; V
+        CALL    _mxout
+        POP     AR3
+        POP     AR2
+        BR      _ring_reduce_scatter
 
 * ---------------------------------------------------------------------------
 * _ring_allreduce(x AR2, off AR3): reduce-scatter, then all-gather
@@ -773,3 +1158,4 @@ ag_tab: .word   ag_w0, ag_w1, ag_w2, ag_w3, ag_w4
         .word   ag_st00, ag_st01, ag_st02, ag_st10, ag_st11, ag_st12, ag_st20, ag_st21
         .word   ag_st22, ag_st30, ag_st31, ag_st32, ag_st40, ag_st41, ag_st42
         .word   ag_st03, ag_st13, ag_st23, ag_st33, ag_st43
+

@@ -25,7 +25,9 @@ from rapsim.asm.floatfmt import from_extended, from_single, to_extended, to_sing
 from rapsim.asm.objfile import Image
 from rapsim.config import MachineConfig
 from rapsim.daemon import BadRequest, HostDaemon
-from rapsim.probes import Probes, Stop
+from rapsim.probes import HOLD_BYTES, Probes, Stop
+from rapsim.replay import (SETTLED_ENDS, STOPS, Journal, JournalCore, first_stop, rerun, same_stop,
+                           step_past, stop_state)
 from rapsim.memmap import (ADDRESS_SPACE, HOST_CALL, NODE_COUNT, NODE_ID, RING_STAT, RINGIO_BASE,
                            region_of)
 
@@ -118,20 +120,37 @@ class Simulator:
         self.config = config or MachineConfig()
         mem = self.config.memory
         waits = [mem.sram_wait, mem.dram_wait, mem.onchip_wait, mem.onchip_wait, mem.ringio_wait]
-        self.core = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
+        self._raw = _sim.Machine(self.config.nodes, mem.sram_words, mem.dram_words, waits,
                                  self.config.hostcall_cycles)
         # board-crossing hops: out of the last node of each board, and from the
         # last node back to node 0 (on one board the ring closes on the board)
         if self.config.boards > 1:
             for n in range(self.config.nodes):
                 if self.config.board_of(n) != self.config.board_of((n + 1) % self.config.nodes):
-                    self.core.set_link_latency(n, self.config.board_hop_cycles)
+                    self._raw.set_link_latency(n, self.config.board_hop_cycles)
+        #: what brought the machine to its state, to re-execute it to a stop
+        #: (rapsim/replay.py; docs/machine-model.md, "Stops")
+        self.journal = Journal()
+        self._core = JournalCore(self._raw, self.journal)
         self.daemon = HostDaemon(root, list(argv), output, stdin)
         self.image: Image | None = None
         self._lines: dict[int, tuple[int, int]] = {}
         self._labels: dict[int, str] = {}
         self.probes = Probes(self)
         self.step_stop: Stop | None = None
+
+    @property
+    def core(self):
+        """The cycle-level core (rapsim._sim.Machine); the changes made
+        through it are told to :attr:`journal` first."""
+        return self._core
+
+    @core.setter
+    def core(self, value) -> None:
+        # a core replaced by hand (a wrapper of the old one): stops are
+        # reported as run
+        self.journal.give_up("sim.core was replaced")
+        self._raw = self._core = value
 
     @property
     def nodes(self) -> int:
@@ -153,14 +172,16 @@ class Simulator:
             if seg.size and not self.core.mapped(0, seg.address, seg.size):
                 raise ValueError(f"segment {seg.name} at 0x{seg.address:06X} ({seg.size} words) "
                                  "does not fit the node's memory map")
-        for addr, words in image.words():
-            self._load_words(addr, np.asarray(words, dtype=np.uint32))
-        self.image = image
-        self._lines = {a: (f, ln) for a, f, ln in image.lines}
-        self._labels = {}
-        for name, addr in sorted(image.symbols.items(), key=lambda kv: (len(kv[0]), kv[0])):
-            self._labels.setdefault(addr, name)
-        self.reset(image.entry)
+        self.journal.loaded(image)
+        with self.journal.quiet():
+            for addr, words in image.words():
+                self._load_words(addr, np.asarray(words, dtype=np.uint32))
+            self.image = image
+            self._lines = {a: (f, ln) for a, f, ln in image.lines}
+            self._labels = {}
+            for name, addr in sorted(image.symbols.items(), key=lambda kv: (len(kv[0]), kv[0])):
+                self._labels.setdefault(addr, name)
+            self.reset(image.entry)
 
     _PAGE = 1024        # words: a host page of node memory is 4 KB
 
@@ -209,8 +230,16 @@ class Simulator:
         stop = min(limit, every) if every > 0 else limit
         t0 = time.perf_counter()
         self.probes.before_run()
+        self.journal.start_run()
+        self.probes.hold()
+        try:
+            return self._run(limit, every, stop, quantum, order, sampler, t0)
+        finally:
+            self.probes.release()       # (interrupted: what was recorded reaches the sinks)
+
+    def _run(self, limit, every, stop, quantum, order, sampler, t0) -> RunResult:
         while True:
-            event, who = self.core.run(stop, quantum, order)
+            event, who = self._raw.run(stop, quantum, order)
             if event == "probe":
                 hit = self.probes.stopped(who)
                 if hit is None:
@@ -225,15 +254,28 @@ class Simulator:
                 break
             refused = self._serve(who)
             if refused:
-                return self._finish(RunResult("error", node=who, messages=[refused]), t0)
+                res = RunResult("error", node=who)
+                settled = self._settle(res, quantum, order)
+                if res.node == who:
+                    res.messages.insert(0, refused)
+                else:                           # a lower node's stop at the same cycle
+                    self._describe(res, limit)
+                return self._finish(res, t0, limit if settled else None)
         res = RunResult(event, node=who)
+        settled = self._settle(res, quantum, order) if event in STOPS else event in SETTLED_ENDS
+        self._describe(res, limit)
+        return self._finish(res, t0, limit if settled else None)
+
+    def _describe(self, res: RunResult, limit: int) -> None:
+        """The messages of a run's end."""
+        event, who = res.event, res.node
         if event == "error":
-            res.messages.append(self._error_text(who))
+            res.messages.insert(0, self._error_text(who))
         elif event == "deadlock":
             res.messages.append("deadlock: no node can progress")
             res.messages += [self._node_state(n) for n in range(self.nodes)]
         elif event == "idle":
-            res.messages.append(f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
+            res.messages.insert(0, f"node {who}: executed IDLE at {self._where(self._last_pc(who))}"
                                 " and no interrupt can wake it (IE enables no pending interrupt, "
                                 "no counting timer's TINT and no running DMA transfer's DINT with "
                                 "TCINT)")
@@ -243,12 +285,79 @@ class Simulator:
             res.messages += [self._node_state(n) for n in range(self.nodes)
                              if self.core.status(n) != "exited"]
         elif event == "break":
-            res.messages.append(f"node {who}: stopped at a software breakpoint (SWI) at "
+            res.messages.insert(0, f"node {who}: stopped at a software breakpoint (SWI) at "
                                 f"{self._where(self._last_pc(who))}")
-        return self._finish(res, t0)
 
-    def _finish(self, res: RunResult, t0: float) -> RunResult:
+    def _settle(self, res: RunResult, quantum: int, order) -> bool:
+        """Bring the machine to the state of the rule at the stop ``res``
+        (docs/machine-model.md, "Stops"): every node at its first instruction
+        boundary after the stop's cycle c, or where it stopped or waits.  If
+        a node other than the stopped one had run past c, the run is
+        re-executed to c from :attr:`journal` (rapsim/replay.py) and the
+        machine takes the re-run's state; where that cannot be done, a note
+        in ``res.messages`` says so.  Of several stops at c, the lowest
+        node's is reported (``res.node`` and ``res.event`` may change)."""
+        k = res.node
+        c = self._raw.cycle(k)
+        past = [n for n in range(self.nodes) if n != k and self._raw.cycle(n) > c]
+        why = None
+        if past:
+            why = self.journal.broken
+            if why is None and self.probes.points:
+                why = "breakpoints or watchpoints were armed"
+            if why is None:
+                stop = stop_state(self._raw, res.event, k)
+                core, why = rerun(self, self.journal, stop, quantum, order)
+                if core is not None:
+                    old = self._swap(core)
+                    self.probes.moved(old, c)       # (traced: the records past c are cut)
+                    step_past(core, c)
+                    why = same_stop(core, stop)
+                    if why is None:
+                        past = []
+                        if self.probes.overflowed:
+                            res.messages.append(
+                                f"note: the trace holds the instructions as run, also those "
+                                f"after cycle {c} of nodes the simulator had run past it (the "
+                                f"records kept back during the run outgrew "
+                                f"{HOLD_BYTES >> 20} MiB)")
+                    else:
+                        self._swap(old)
+                        self.probes.unmoved(old)
+        at_c = [n for n in range(self.nodes)
+                if self._raw.status(n) == "running" and self._raw.cycle(n) == c]
+        if not self.probes.points:
+            # (traced instructions go to the trace; a breakpoint or watchpoint
+            # at c is left for the debugger's next run)
+            step_past(self._raw, c)
+            res.node, res.event = first_stop(self._raw, k, c)
+            at_c = []
+        if past or at_c:
+            which = sorted(past + at_c)
+            several = len(which) > 1
+            res.messages.append(
+                f"note: node{'s' if several else ''} {', '.join(map(str, which))} "
+                f"{'are' if several else 'is'} as run, not as the rule of a stop has "
+                f"{'them' if several else 'it'} (every node at its first instruction "
+                f"boundary after the stop's cycle {c}): "
+                f"{why or 'breakpoints or watchpoints were armed'}")
+            return False
+        return True
+
+    def _swap(self, core):
+        """Put ``core`` in the place of the machine's core; returns the old one."""
+        old, self._raw = self._raw, core
+        self._core = JournalCore(core, self.journal)
+        return old
+
+    def _finish(self, res: RunResult, t0: float, settled: int | None = None) -> RunResult:
+        """``settled``: the run's limit if every node is where the rule puts
+        it (the host may go on from there: the journal records its changes)."""
         self.probes.drain()
+        self.probes.release()
+        if settled is not None:
+            self.journal.paused(res.event, res.node,
+                                self._raw.cycle(res.node) if res.node >= 0 else -1, settled)
         res.host_seconds = time.perf_counter() - t0
         res.cycles = max(self.core.cycle(n) for n in range(self.nodes))
         for n in range(self.nodes):
@@ -260,12 +369,18 @@ class Simulator:
     def _serve(self, node: int) -> str | None:
         """Serve the host call of a node (it goes on, or has exited); the error
         report if the daemon cannot read its request block (the node stops)."""
+        self.journal.begin_call(node)
         try:
             exited, status = self.daemon.serve(self, node)
         except BadRequest as e:
-            self.core.fail_hostcall(node)
+            self.journal.end_call(refused=True)
+            self._raw.fail_hostcall(node)
             return f"{self._error_text(node)}: {e}"
-        self.core.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
+        except BaseException:
+            self.journal.abort_call("a host call ended in an exception")
+            raise
+        self.journal.end_call(exited, status)
+        self._raw.finish_hostcall(node, self.config.hostcall_cycles, exited, status)
         if self.probes.points:
             self.probes.refresh()       # the daemon's writes are not an instruction's
         return None

@@ -16,6 +16,7 @@ buffer fills, the run stops, or :meth:`Probes.drain` is called.
 """
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,6 +26,9 @@ from rapsim import _sim
 from rapsim.asm import isa
 
 TRACE_DTYPE = _sim.TRACE_DTYPE
+#: the most records a run keeps back (hold()), in bytes: past it they go to
+#: the sinks as they come, and a re-executed stop says the trace is as run
+HOLD_BYTES = 256 << 20
 _NO_END = (1 << 62) - 1
 
 
@@ -94,6 +98,11 @@ class Probes:
         self._next_id = 1
         self._sinks: list[tuple[Callable[[np.ndarray], None], frozenset[int], int, int]] = []
         self._trace_nodes: set[int] = set()
+        self._capacity: dict[int, int] = {}
+        self._dropped_before = 0        # by cores replaced since (moved())
+        self._held = None               # records of a run kept back (hold())
+        self.overflowed = False         # the last run's records outgrew HOLD_BYTES
+        self._cut: tuple[int, int] | None = None
         self._resume_pc: dict[int, int] = {}
 
     # -- points -------------------------------------------------------------------
@@ -171,12 +180,71 @@ class Probes:
             self._sim.core.probe_trace(n, min(a for a, _ in mine), max(b for _, b in mine),
                                        capacity)
             self._trace_nodes.add(n)
+            self._capacity[n] = capacity
 
     @property
     def dropped(self) -> int:
         """DMA ring records lost to a full trace buffer, all nodes (0 unless
         one instruction's time saw more DMA ring words than a buffer holds)."""
-        return sum(self._sim.core.probe_dropped(n) for n in self._trace_nodes)
+        return self._dropped_before + sum(self._sim.core.probe_dropped(n)
+                                          for n in self._trace_nodes)
+
+    def hold(self) -> None:
+        """Keep the records of the coming run back (in a temporary file) until
+        :meth:`release`: a run that stops may be re-executed to the stop's
+        cycle (rapsim/replay.py), and the records of instructions past it
+        must not reach the sinks.  Only with traces and no points (a run
+        with breakpoints or watchpoints is never re-executed)."""
+        self.overflowed = False
+        if self._trace_nodes and not self.points and self._held is None:
+            self._held = tempfile.TemporaryFile()
+            self._held_batches: list[int] = []     # records per drain, handed on alike
+            self._cut = None
+
+    def release(self) -> None:
+        """Hand the records kept back to the sinks (those recorded before a
+        :meth:`moved` only if they start before its cycle)."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        cut, self._cut = self._cut, None
+        size = TRACE_DTYPE.itemsize
+        try:
+            held.seek(0)
+            done = 0
+            for count in self._held_batches:
+                recs = np.frombuffer(held.read(size * count), dtype=TRACE_DTYPE).copy()
+                if cut is not None and done < cut[0]:     # (a batch is before or after the cut)
+                    keep = recs["cycle"] < cut[1]
+                    if not keep.all():
+                        recs = select(recs, keep)
+                done += size * count
+                self._to_sinks(recs)
+        finally:
+            held.close()
+
+    def moved(self, old_core, cycle: int) -> None:
+        """The Simulator's core was replaced by one re-executed to ``cycle``
+        (a stop, rapsim/replay.py): the records left in the old core are
+        drained (of those kept back since :meth:`hold`, only the ones that
+        start before ``cycle`` will reach the sinks: the new core records
+        the rest), and the traces and points are armed on the new core."""
+        self._dropped_before += sum(old_core.probe_dropped(n) for n in self._trace_nodes)
+        self._deliver([p for p in (old_core.probe_drain(n) for n in sorted(self._trace_nodes))
+                       if len(p)])
+        if self._held is not None:
+            self._cut = (self._held.tell(), cycle)
+        for n in self._trace_nodes:
+            mine = [(a, b) for _, ns, a, b in self._sinks if n in ns]
+            self._sim.core.probe_trace(n, min(a for a, _ in mine), max(b for _, b in mine),
+                                       self._capacity[n])
+        self._sync()
+
+    def unmoved(self, old_core) -> None:
+        """The core replaced by :meth:`moved` is back (the re-execution was
+        refused): every record kept back reaches the sinks."""
+        self._cut = None
+        self._dropped_before -= sum(old_core.probe_dropped(n) for n in self._trace_nodes)
 
     def untrace(self) -> None:
         """Drain the records left and stop tracing."""
@@ -192,13 +260,30 @@ class Probes:
         """Hand every record still in the nodes' buffers to the sinks."""
         if not self._trace_nodes:
             return
-        parts = [p for p in (self._sim.core.probe_drain(n) for n in sorted(self._trace_nodes))
-                 if len(p)]
+        self._deliver([p for p in (self._sim.core.probe_drain(n)
+                                   for n in sorted(self._trace_nodes)) if len(p)])
+
+    def _deliver(self, parts: list[np.ndarray]) -> None:
+        """Hand the records drained from the nodes to the sinks (or keep
+        them back: hold())."""
         if not parts:
             return
         recs = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if len(parts) > 1:      # (one node's records are in order already)
             recs = select(recs, np.lexsort((recs["node"], recs["cycle"])))
+        if self._held is not None:
+            self._held.write(np.ascontiguousarray(recs).tobytes())
+            self._held_batches.append(len(recs))
+            if self._held.tell() <= HOLD_BYTES:
+                return
+            self.overflowed = True      # (the rest of the run goes to the sinks as it comes)
+            self.release()
+            return
+        self._to_sinks(recs)
+
+    def _to_sinks(self, recs: np.ndarray) -> None:
+        if not len(recs):
+            return
         all_nodes = frozenset(self._trace_nodes)
         for sink, nodes, start, end in self._sinks:
             mine = recs

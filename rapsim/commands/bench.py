@@ -191,9 +191,13 @@ def measure_point(point: dict) -> dict:
     size, nodes = int(point["size"]), int(point["nodes"])
     warmup, patterns = int(point["warmup"]), int(point["patterns"])
     mapping, batch = point.get("mapping", "rows"), int(point.get("batch", 1))
-    rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}"),
+    overlap = point.get("overlap", "off")
+    rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}")
+                 + ("" if overlap == "off" else f" overlap {overlap}"),
                  "layers": fam.layers(size), "nodes": nodes, "mapping": mapping,
                  "boards": -(-nodes // NODES_PER_BOARD), "units_per_node": size / nodes}
+    if overlap != "off":
+        rec["overlap"] = overlap
     if mapping in ("data", "hybrid"):
         # every node trains W and W + K batches of B patterns (and evaluates as many)
         rec["batch"] = batch
@@ -205,7 +209,8 @@ def measure_point(point: dict) -> dict:
     try:
         mnet = measurement_network(net)
         program = compile_network(mnet, config.nodes, config.memory,
-                                  mapping=resolve(mnet, config.nodes, mapping, batch))
+                                  mapping=resolve(mnet, config.nodes, mapping, batch),
+                                  overlap=overlap)
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -310,6 +315,18 @@ def _mappings(text: str) -> list[str]:
                                               f"sweeps {', '.join(PRESETS)})")
 
 
+def _overlaps(text: str) -> list[str]:
+    from rapsim.compiler.overlap import resolve
+    out = _names(text, ("off", "on", "ring", "dma"),
+                 lambda item: f"--overlap: {item!r} is unknown (rap bench sweeps off, on, ring)")
+    for item in out:
+        try:
+            resolve(item)
+        except RapError as e:
+            raise RapError(f"--overlap: {e}") from None
+    return out
+
+
 def _families(text: str) -> list[str]:
     return _names(text, FAMILIES, lambda item: f"--families: unknown family {item!r} "
                                                f"(known: {', '.join(FAMILIES)})")
@@ -348,6 +365,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="mappings to sweep as a dimension (rows, data, layers, hybrid, "
                         "checkerboard; default rows): the "
                         "table and the plot get a line per mapping (docs/compiler.md)")
+    s.add_argument("--overlap", metavar="O,...",
+                   help="overlapped collectives to sweep as a dimension (off, on = ring; "
+                        "default off): the table and the plot get a line per value "
+                        "(docs/compiler.md, \"Overlapped collectives\")")
     s.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "(default 1); their points count W and K batches of N x B patterns")
@@ -388,16 +409,20 @@ class Sweep:
     profile: int = 0
     mappings: tuple = ("rows",)
     batch: int = 1
+    overlaps: tuple = ("off",)
 
     def points(self) -> list[dict]:
         pts = []
         for fam in self.families:
             for size in self.sizes[fam]:
-                for n, m in ((n, m) for m in self.mappings for n in self.nodes):
+                for n, m, o in ((n, m, o) for o in self.overlaps for m in self.mappings
+                                for n in self.nodes):
                     p = {"family": fam, "size": size, "nodes": n, "warmup": self.warmup,
                          "patterns": self.patterns}
                     if m != "rows":             # rows points keep their old identity
                         p.update(mapping=m, batch=self.batch)
+                    if o != "off":              # and so do points without overlap
+                        p["overlap"] = o
                     if self.machine:
                         p["machine"] = dict(self.machine)
                     if self.profile:
@@ -443,8 +468,9 @@ def sweep_from_args(args) -> Sweep:
     if args.batch != 1 and not {"data", "hybrid"} & set(mappings):
         raise RapError(f"--batch {args.batch} applies to the data and hybrid mappings; give "
                        f"--mapping data or hybrid")
+    overlaps = _overlaps(args.overlap) if args.overlap else ["off"]
     sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
-               tuple(mappings), args.batch)
+               tuple(mappings), args.batch, tuple(overlaps))
     for n in nodes:                               # bad machine options fail here, not in a worker
         point_config({"nodes": n, "machine": machine})
     return sw
@@ -494,7 +520,8 @@ def print_table(records: list[dict], file=None) -> None:
     for name, just in cols:
         t.add_column(name, justify=just)
     key = lambda r: (r["point"]["family"], r["point"]["size"],  # noqa: E731
-                     r["point"].get("mapping", "rows"), r["point"]["nodes"])
+                     r["point"].get("mapping", "rows"), r["point"].get("overlap", "off"),
+                     r["point"]["nodes"])
     last = None
     for r in sorted(records, key=key):
         p = r["point"]

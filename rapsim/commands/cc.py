@@ -57,6 +57,15 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
                         "of the weight changes (default 1)")
 
 
+def overlap_argument(p: argparse.ArgumentParser) -> None:
+    """--overlap (docs/compiler.md, "Overlapped collectives")."""
+    from rapsim.compiler.overlap import OVERLAPS
+    p.add_argument("--overlap", metavar="MODE", choices=OVERLAPS,
+                   help="overlapped collectives: off (the blocking ones), on = ring (the "
+                        "reduce-scatter during the weight update); dma is refused "
+                        "(default: the description's, else off)")
+
+
 def resolve_mapping(args, net, nodes: int):
     """The Mapping of the options and the description."""
     from rapsim.compiler.mapping import resolve
@@ -82,6 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the main net, the description's first)")
     params_argument(p)
     mapping_arguments(p)
+    overlap_argument(p)
     add_machine_arguments(p)
 
 
@@ -140,6 +150,9 @@ def run(args) -> int:
         raise RapError("--weights and --weights-file go with --forward-only")
     if args.net is not None and not args.forward_only:
         raise RapError("--net goes with --forward-only (a training program trains all its nets)")
+    if args.overlap is not None and args.forward_only:
+        raise RapError("--overlap goes with a training program (the inference image has no "
+                       "reduce-scatter to overlap)")
     if bool(args.weights) != bool(args.weights_file):
         raise RapError("--weights and --weights-file go together (the weights to convert and "
                        "the file to write)")
@@ -160,7 +173,8 @@ def run(args) -> int:
             write_file(args.weights_file,
                        weights_file_words(prog.plan, weights).astype("<u4").tobytes())
     else:
-        prog = compile_network(net, config.nodes, config.memory, mapping=mapping)
+        prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
+                               overlap=args.overlap)
     print(mapping.describe())
     write_file(args.output, image_bytes(prog.image))
     if args.asm:

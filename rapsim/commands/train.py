@@ -27,7 +27,7 @@ EXIT_MACHINE_STOPPED = 3
 
 
 def add_arguments(p) -> None:
-    from rapsim.commands.cc import mapping_arguments, params_argument
+    from rapsim.commands.cc import mapping_arguments, overlap_argument, params_argument
     from rapsim.commands.run import _positive, add_machine_arguments
     p.add_argument("network", help="network description (.net)")
     p.add_argument("--data", required=True, metavar="FILE",
@@ -70,6 +70,7 @@ def add_arguments(p) -> None:
                    help="stop a node that reaches N simulated cycles (default 2^40)")
     params_argument(p)
     mapping_arguments(p)
+    overlap_argument(p)
     add_machine_arguments(p)
     runtools.add_arguments(p, trace=False)
 
@@ -205,6 +206,8 @@ def report(result, file=None) -> None:
         con.print(f"mapping {result.mapping['name']}"
                   + (f", batch {result.mapping['batch']} per node"
                      if result.mapping["name"] in ("data", "hybrid") else ""))
+    if result.overlap != "off":
+        con.print(f"overlap {result.overlap}: the reduce-scatters during the weight updates")
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
@@ -306,7 +309,8 @@ def run(args) -> int:
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
     mapping = resolve_mapping(args, net, config.nodes)
-    program = compile_network(net, config.nodes, config.memory, mapping=mapping)
+    program = compile_network(net, config.nodes, config.memory, mapping=mapping,
+                              overlap=args.overlap)
     if not args.quiet:
         print(mapping.describe(), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")

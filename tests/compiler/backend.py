@@ -72,6 +72,16 @@ def net(src: str, **params):
     return parse_text(textwrap.dedent(src), "t.net", params or None)
 
 
+def diagnostics(src: str) -> str:
+    """The messages of a description that must be refused (Diagnostics)."""
+    from rapsim.errors import Diagnostics
+    try:
+        net(src)
+    except Diagnostics as e:
+        return str(e)
+    raise AssertionError("the description was accepted")
+
+
 def xor_data() -> PatternSet:
     x = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
     return PatternSet(x, np.array([[0], [1], [1], [0]], dtype=float))

@@ -86,7 +86,7 @@ CATALOGUE = {
         ["2:10: error: unknown layer kind 'sigmod' (expected input, binary, sigmoid, tanh, linear, softmax or threshold)"]),
     'unknown_option': (
         'layer x: input 2\nlayer h: sigmoid 3 bais\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  output y }\n',
-        ["2:20: error: unknown layer option 'bais' (expected bias, partition, nodes or location)"]),
+        ["2:20: error: unknown layer option 'bais' (expected bias, partition, nodes, location or exclude)"]),
     'bias_twice': (
         'layer x: input 2\nlayer h: sigmoid 3 bias bias\nlayer y: sigmoid 1\nconnect x -> h\nconnect h -> y\nnet n { input x  output y }\n',
         ["2:25: error: 'bias' is given twice"]),

@@ -469,13 +469,20 @@ def test_checkerboard_blocks_tile_the_matrix(d, s_, nodes):
 
 
 def test_checkerboard_program():
-    """Per layer: its blocks' partial products reduce-scattered (forward),
-    its error signal all-gathered (backward), the activations all-gathered
-    and the source errors reduce-scattered as in rows."""
+    """Per layer: its blocks' partial products summed along the grid rows
+    on sub-rings into the rows' last nodes (forward), its error signal
+    all-gathered (backward), the activations all-gathered and the source
+    errors reduce-scattered as in rows."""
     n = net(XOR)
     prog = compile_network(n, 4, mapping=resolve(n, 4, "checkerboard"))
     src = prog.source
-    assert src.count("sum the blocks' partial products") == 4     # training and evaluation
+    assert src.count("partial products of h (sub-ring)") == 2     # training and evaluation
+    assert src.count("partial products of y (sub-ring)") == 2
+    assert src.count("CALL    _subring_reduce") == 4
+    forward_h = src.split("forward: h")[1].split("forward: y")[0]
+    assert "_subring_reduce" in forward_h and "_ring_reduce_scatter" not in forward_h
+    # the layers' units on the grid rows' last nodes (2 x 2: nodes 1 and 3)
+    assert prog.plan.layers["h"].split.off == (0, 0, 2, 2, 3)     # 3 units: rows of 2 and 1
     assert src.count("all-gather n_dall_") == 2
     assert prog.plan.connects[0].weights.words == 2 * 1     # h: 4 units / 2 rows, x: 2 / 2 cols
     assert prog.plan.connects[1].weights.words == 1 * 2     # y: 1 unit / 2 rows, h: 4 / 2 cols

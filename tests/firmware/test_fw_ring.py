@@ -203,3 +203,36 @@ def test_allgather_costs_per_node():
     assert (b - a) / 48 <= 7, (a, b)
     a, b = _span(16, 16, RAM0), _span(64, 64, RAM0)
     assert (b - a - 48) / 48 <= 8.5, (a, b)
+
+
+def _rs_span(N, V, xbase):
+    off = np.linspace(0, V, N + 1).round().astype(np.int64)
+
+    def setup(sim):
+        for n in range(N):
+            sim.write(OFF, off, node=n)
+            sim.write_floats(xbase, np.ones(V), node=n)
+
+    run = run_calls([Call("_ring_barrier"), Call("_ring_reduce_scatter", [xbase, OFF])],
+                    nodes=N, setup=setup)
+    for n in range(N):
+        assert (run.sim.read_floats(xbase + off[n], off[n + 1] - off[n], n) == N).all()
+    return run.span(1)
+
+
+def test_reduce_scatter_costs():
+    """The reduce-scatter's fast path (docs/firmware.md 10): 2 cycles per
+    word (every node reads and writes each passing word: two accesses to the
+    expansion bus, which serves one a cycle), and per node the two hops and
+    the set-up of its four or five repeats, with no branch between segments:
+    about 13 cycles per node with x in SRAM (the segments' first passes miss
+    the instruction cache and share the bus with x), 9 on chip (before: 21
+    and 17).  Hand analysis: 4 segment switches of 5 cycles (LDI RC + RPTB,
+    or LDF + RPTS) of which the inject's and the keep's overlap the upstream
+    node's keep; 2 hops."""
+    for xbase, per_node in ((SRAM, 13.5), (RAM0, 9.5)):
+        a, b = _rs_span(16, 512, xbase), _rs_span(64, 512, xbase)
+        assert (b - a) / 48 <= per_node, (hex(xbase), a, b)
+        c = _rs_span(16, 1024, xbase)
+        assert (c - a) / 512 == 2, (hex(xbase), a, c)
+        assert a <= 2 * 512 + per_node * 16 + 110, (hex(xbase), a)

@@ -3,7 +3,7 @@
 group's nodes own slices, every other node forwards.  These are the
 bridges of the layers mapping; hand-analysed cases with their cycles
 against the budgets of docs/firmware.md: all-gather at most 1.2 (V + N) +
-520, reduce-scatter at most 2V + 21N + 60 (empty slices cost a node its
+520, reduce-scatter at most 2V + 21N + 60, the budget of the segment-by-segment path (empty slices cost a node its
 hops, not its words)."""
 from __future__ import annotations
 

@@ -1,0 +1,36 @@
+"""Overlapped collectives (Girau's computation/communication overlap; issue
+14, docs/compiler.md "Overlapped collectives"): the net's ``overlap``
+attribute, overridden by ``--overlap`` on ``rap cc``, ``rap train`` and
+``rap bench``.
+
+* ``off`` (the default): the RAP's blocking collectives, the programs of
+  before (byte-identical);
+* ``on`` = ``ring``: the reduce-scatter of a layer's partial error sums runs
+  during the weight update of the connect that produced them, its ring
+  accesses interleaved into the update's loop (firmware/ring.asm,
+  ``_ring_rs_mxout``); the results are bit-identical to ``off``;
+* ``dma`` (the C30's DMA moving the ring words) is refused with the reason
+  (docs/compiler.md, "Open issues").
+"""
+from __future__ import annotations
+
+from rapsim.errors import RapError
+
+#: the values the attribute and the option take
+OVERLAPS = ("off", "on", "ring", "dma")
+
+
+def resolve(written: str, option: str | None = None) -> str:
+    """The overlap a program is built with: ``option`` (the command line's)
+    or else ``written`` (the description's); "on" is "ring".  Returns "off"
+    or "ring"; raises RapError for "dma" and unknown names."""
+    name = option if option is not None else written
+    if name not in OVERLAPS:
+        raise RapError(f"unknown overlap {name!r} (expected one of {', '.join(OVERLAPS)})")
+    if name == "dma":
+        raise RapError("overlap dma is not supported: the DMA channel moves 2 words a cycle at "
+                       "best and each node's three or four transfers must be started by the "
+                       "CPU on the chain's critical path, which costs more than it hides on "
+                       "large machines (docs/compiler.md, \"Open issues\"); use overlap on "
+                       "(ring) or off")
+    return "ring" if name == "on" else name

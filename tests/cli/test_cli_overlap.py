@@ -1,0 +1,100 @@
+"""``--overlap`` on ``rap cc``, ``rap train`` and ``rap bench`` end to end:
+named in the output and in --json, a dimension of the bench sweep, the
+same training as without it, and refused clearly where not supported."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rapsim.sweep import load_results
+
+from clirun import rap_main
+
+NET = """
+layer x: input 6
+layer h: sigmoid 20 bias
+layer y: sigmoid 9
+connect x -> h full
+connect h -> y full
+net n { input x; hidden h; output y }
+train { rate 0.1; epochs 2; momentum 0; seed 1 }
+"""
+PATTERNS = "\n".join(" ".join(str((i * 7 + j * 3) % 5 / 4) for j in range(6)) + " | "
+                     + " ".join("1" if (i + j) % 9 == 0 else "0" for j in range(9))
+                     for i in range(8)) + "\n"
+
+
+def rap(args, monkeypatch, capsys):
+    rc = rap_main([str(a) for a in args], monkeypatch)
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err and "internal error" not in cap.err, cap.err
+    return rc, cap.out, cap.err
+
+
+@pytest.fixture
+def files(tmp_path):
+    net, pat = tmp_path / "n.net", tmp_path / "n.pat"
+    net.write_text(NET)
+    pat.write_text(PATTERNS)
+    return net, pat
+
+
+def test_train_overlap_on_is_named_and_trains_the_same(files, tmp_path, monkeypatch, capsys):
+    net, pat = files
+    runs = {}
+    for ov in ("off", "on"):
+        js, w = tmp_path / f"{ov}.json", tmp_path / f"{ov}.npz"
+        rc, out, err = rap(["train", net, "--data", pat, "--nodes", 4, "--overlap", ov,
+                            "--json", js, "--save", w], monkeypatch, capsys)
+        assert rc == 0, err
+        runs[ov] = json.loads(js.read_text())
+        assert ("overlap ring" in out) == (ov == "on")
+    assert runs["on"]["overlap"] == "ring" and runs["off"]["overlap"] == "off"
+    assert [e["train_loss"] for e in runs["on"]["epochs"]] == \
+        [e["train_loss"] for e in runs["off"]["epochs"]]
+    assert (tmp_path / "on.npz").read_bytes() == (tmp_path / "off.npz").read_bytes()
+
+
+def test_cc_overlap(files, tmp_path, monkeypatch, capsys):
+    net, _ = files
+    asm = {}
+    for ov in ("off", "on"):
+        rc, out, err = rap(["cc", net, "-o", tmp_path / f"{ov}.img", "-S", tmp_path / f"{ov}.s",
+                            "--nodes", 4, "--overlap", ov], monkeypatch, capsys)
+        assert rc == 0, err
+        asm[ov] = (tmp_path / f"{ov}.s").read_text()
+    rc, out, err = rap(["cc", net, "-o", tmp_path / "d.img", "-S", tmp_path / "d.s", "--nodes", 4],
+                       monkeypatch, capsys)
+    assert rc == 0 and (tmp_path / "d.s").read_text() == asm["off"]
+    assert "_ring_rs_mxout" in asm["on"] and "_ring_rs_mxout" not in asm["off"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--overlap", "dma"], "overlap dma is not supported"),
+    (["--overlap", "on", "--forward-only"], "--overlap goes with a training program"),
+])
+def test_cc_refuses(files, tmp_path, monkeypatch, capsys, args, message):
+    net, _ = files
+    rc, out, err = rap(["cc", net, "-o", tmp_path / "x.img", "--nodes", 4, *args],
+                       monkeypatch, capsys)
+    assert rc == 1 and message in err
+
+
+def test_bench_overlap_is_a_dimension(tmp_path, monkeypatch, capsys):
+    results = tmp_path / "r.json"
+    rc, out, err = rap(["bench", "--families", "speech", "--hidden", "16", "--nodes", "4",
+                        "--warmup", "1", "--patterns", "1", "--workers", "1", "--quiet",
+                        "--overlap", "off,on", "--results", results, "--no-plot"],
+                       monkeypatch, capsys)
+    assert rc == 0, err
+    assert "speech 234-16-61 overlap on" in out
+    recs = load_results(str(results))
+    by = {r.get("overlap", "off"): r for r in recs}
+    assert set(by) == {"off", "on"} and "overlap" not in by["off"]["point"]
+    assert by["on"]["point"]["overlap"] == "on" and by["on"]["mcups"] > 0
+    # the forward pass has no reduce-scatter: the same MCPS
+    assert by["on"]["mcps"] == by["off"]["mcps"]
+    rc, out, err = rap(["bench", "--families", "speech", "--hidden", "16", "--nodes", "4",
+                        "--overlap", "dma", "--results", results], monkeypatch, capsys)
+    assert rc == 1 and "--overlap: overlap dma is not supported" in err
