@@ -99,19 +99,32 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     (rapsim.compiler.behaviours.HookPoint) where the program calls the host
     for a host callback.  ``overlap``: the --overlap option (default: the
     description's; rapsim.compiler.overlap)."""
-    from rapsim.compiler.overlap import resolve as resolve_overlap
-    overlap = resolve_overlap(network.overlap, overlap)
     if mapping is None:
         from rapsim.compiler.mapping import resolve
-        mapping = resolve(network, nodes)
-    if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
-        raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
-                       f"{mapping.name} (its collectives are all-reduces of the weight changes "
-                       f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
+        from rapsim.compiler.pipeline import apply_schedule
+        mapping = apply_schedule(network, resolve(network, nodes))
+    overlap = overlap_for(network, mapping, overlap)
     plan = lower(network, nodes, memory, mapping)
     plan.host_hooks = list(host_hooks)
     plan.overlap = overlap
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
+
+
+def overlap_for(network: Network, mapping, option: str | None = None) -> str:
+    """The overlap a program is built with ("off" or "ring"): ``option``
+    (--overlap) or else the description's; refused for the mappings whose
+    collectives it does not apply to."""
+    from rapsim.compiler.overlap import resolve as resolve_overlap
+    overlap = resolve_overlap(network.overlap, option)
+    if overlap != "off" and mapping.schedule != "lockstep":
+        raise RapError(f"overlap {overlap} applies to schedule lockstep, not {mapping.schedule} "
+                       f"(its ticks and frames have their own exchanges: docs/compiler.md, "
+                       f"\"Schedules\")")
+    if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
+        raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
+                       f"{mapping.name} (its collectives are all-reduces of the weight changes "
+                       f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
+    return overlap
 
 
 def build_program(plan: Plan, source_of) -> Program:

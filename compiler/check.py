@@ -53,7 +53,8 @@ def build_network(desc: Description) -> Network:
     name, inputs, outputs = _net(desc, layers, errors)
     connects = _connects(desc, layers, set(outputs), errors)
     sharing.resolve(desc.connects, connects, layers, errors, len(desc.nets) > 1)
-    _graph(layers, connects, inputs, outputs, errors)
+    schedule, schedule_loc = _schedule(desc, errors)
+    cycles = _graph(layers, connects, inputs, outputs, errors, schedule == "stream")
     subnets = []
     if len(desc.nets) > 1 and inputs and outputs:
         others = [d for d in desc.nets[1:] if d.name.text != name]
@@ -79,9 +80,15 @@ def build_network(desc: Description) -> Network:
     net = Network(name=name, layers=dict(layers), connects=connects,
                   inputs=inputs, outputs=outputs, training=training, params=dict(desc.params),
                   source=desc.file, transfers=transfers, behaviours=behaviours,
-                  nets=subnets, stats=stats, placement=placement, overlap=overlap,
+                  nets=subnets, stats=stats, placement=placement, schedule=schedule,
+                  schedule_loc=schedule_loc, cycles=cycles, overlap=overlap,
                   phases=phase_nets, exclusions=exclusions)
-    net.forward_order, net.backward_order = derive_orders(net)
+    if cycles:                  # schedule stream: every layer reads the previous frame
+        from .frames import stream_order
+        net.forward_order = stream_order(net.layers, net.connects, net.inputs)
+        net.backward_order = net.forward_order[::-1]
+    else:
+        net.forward_order, net.backward_order = derive_orders(net)
     return net
 
 
@@ -204,7 +211,7 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
     roles: dict[str, list[str]] = {"input": [], "hidden": [], "output": []}
     seen: dict[str, Loc] = {}
     for role, names in net.entries:
-        if role.text in ("partition", "overlap"):   # net-level attributes (_placement, _overlap)
+        if role.text in ("partition", "overlap", "schedule"):  # net-level attributes (_placement, _overlap, _schedule)
             continue
         if role.text not in roles:
             errors.append((role.loc, f"unknown entry {role.text!r} in net {net.name.text!r} "
@@ -227,19 +234,37 @@ def _placement(desc: Description, errors: list) -> dict:
     written, and under "" the net block's default ``partition SPLIT``."""
     from .mapping import SPLITS, PlacementAttrs
     out = {d.name.text: d.placement for d in desc.layers if d.placement is not None}
+    word, at = _net_word(desc, "partition", SPLITS, errors)
+    if word is not None:
+        out[""] = PlacementAttrs(word, at)
+    return out
+
+
+def _net_word(desc: Description, key: str, choices, errors: list):
+    """The main net block's entry ``KEY WORD`` (a net-level attribute), at
+    most once and one of ``choices``: (word, place), or (None, None) when
+    it is not written (or wrong: reported)."""
+    found = (None, None)
     for net in desc.nets[:1]:
         for role, names in net.entries:
-            if role.text != "partition":
+            if role.text != key:
                 continue
-            if "" in out:
-                errors.append((role.loc, f"'partition' is given twice in net {net.name.text!r} "
-                                         f"(at {out[''].partition_loc})"))
-            elif len(names) != 1 or names[0].text not in SPLITS:
-                errors.append((role.loc, f"partition in a net block takes one of "
-                                         f"{', '.join(SPLITS)}"))
+            if found[0] is not None:
+                errors.append((role.loc, f"'{key}' is given twice in net {net.name.text!r} "
+                                         f"(at {found[1]})"))
+            elif len(names) != 1 or names[0].text not in choices:
+                errors.append((role.loc, f"{key} in a net block takes one of "
+                                         f"{', '.join(choices)}"))
             else:
-                out[""] = PlacementAttrs(names[0].text, role.loc)
-    return out
+                found = (names[0].text, role.loc)
+    return found
+
+
+def _schedule(desc: Description, errors: list):
+    """The net block's ``schedule NAME`` (rapsim.compiler.pipeline), once:
+    (name, place), or (None, None) when it is not written."""
+    from .mapping import SCHEDULES
+    return _net_word(desc, "schedule", SCHEDULES, errors)
 
 
 def _overlap(desc: Description, errors: list) -> str:
@@ -311,7 +336,11 @@ def _connects(desc: Description, layers: dict[str, Layer], outputs: set,
         if src.kind in BINARY_KINDS and kind != "full":
             errors.append((d.kind.loc, f"a {src.kind} layer can only be the source of full "
                                        f"connects; {name!r} is {kind}"))
-        if kind != "sparse" and (d.pairs is not None or d.generator is not None):
+        from .frames import PLASTICITIES, plasticity
+        if (kind == "full" and d.generator is not None
+                and d.generator.name.text in PLASTICITIES):
+            c.plasticity = plasticity(d.generator, errors)
+        elif kind != "sparse" and (d.pairs is not None or d.generator is not None):
             errors.append((d.kind.loc, f"a {kind} connect takes no pair list or generator"))
         elif kind == "bus" and None not in (src.size, dst.size) and src.size != dst.size:
             errors.append((d.kind.loc, f"bus connect {name!r} joins layers of different sizes "
@@ -336,16 +365,23 @@ def _sparse(d, c: Connect, src: Layer, dst: Layer, errors: list) -> None:
 
 
 def _graph(layers: dict[str, Layer], connects: list[Connect], inputs: list, outputs: list,
-           errors: list) -> None:
+           errors: list, cycles_legal: bool = False) -> list:
+    """The graph checks; returns the cycles (text, place) when they are
+    legal (schedule stream), else reports them."""
     succ: dict[str, list[Connect]] = {n: [] for n in layers}
     pred: dict[str, list[str]] = {n: [] for n in layers}
     for c in connects:
         succ[c.src].append(c)
         pred[c.dst].append(c.src)
+    found = []
     for cycle, c in _cycles(list(layers), succ):
-        errors.append((c.loc, "the network has a cycle: " + " -> ".join(cycle + [cycle[0]])))
+        text = " -> ".join(cycle + [cycle[0]])
+        if cycles_legal:
+            found.append((text, c.loc))
+        else:
+            errors.append((c.loc, f"the network has a cycle: {text}"))
     if not inputs or not outputs:
-        return
+        return found
     fed = reachable(inputs, lambda n: [c.dst for c in succ[n]])
     feeds = reachable(outputs, lambda n: pred[n])
     for n, lay in layers.items():
@@ -358,6 +394,7 @@ def _graph(layers: dict[str, Layer], connects: list[Connect], inputs: list, outp
                                     f"(no path from an input layer leads to it)"))
         elif n not in feeds:
             errors.append((lay.loc, f"layer {n!r} does not lead to an output"))
+    return found
 
 
 def _cycles(names: list[str], succ: dict[str, list[Connect]]):

@@ -93,6 +93,8 @@ class _Emitter:
         self.nv: dict[str, list[str]] = {}
         #: words of .data the program writes (e.g. bl_<layer>)
         self.vars: list[str] = []
+        #: float constants on the DP page: value -> symbol (fconst)
+        self.floats: dict[float, str] = {}
 
     def ins(self, op: str, *operands: str, comment: str = "") -> None:
         line = f"        {op:<8}{', '.join(operands)}"
@@ -123,6 +125,12 @@ class _Emitter:
         if expr not in self.consts:
             self.consts[expr] = f"k{len(self.consts)}"
         return self.consts[expr]
+
+    def fconst(self, value: float) -> Var:
+        """A float constant on the DP page, for a kernel's R2/R3 argument."""
+        if value not in self.floats:
+            self.floats[value] = f"kf{len(self.floats)}"
+        return Var(self.floats[value])
 
     def pernode(self, name: str, values: list) -> Var:
         """A per-node variable: node k reads ``values[k]`` at @name."""
@@ -163,6 +171,27 @@ class _Emitter:
 #: 2 words per node, 2 % slower; docs/compiler.md "Overlapped collectives")
 OVERLAP_MIN_WORDS = 4
 
+#: overlap on with momentum (_ring_rs_mxoutm): the cycles per node that the
+#: rule below charges for the fused chain's higher cost per node (measured
+#: about 9 more than the blocking reduce-scatter's 13: 21-24 on 40 nodes).
+#: 12: speech 234-512-61 (momentum 0.5) fused was 113 cycles a training
+#: pattern faster on 16 nodes and 24 slower on 40, where 468 < 12 x 40
+#: leaves it blocking (docs/compiler.md "Overlapped collectives")
+OVERLAP_MOMENTUM_PER_NODE = 12
+
+
+def momentum_overlap_pays(words: int, nodes: int) -> bool:
+    """Whether the reduce-scatter of ``words`` words on ``nodes`` nodes runs
+    during an update with momentum (**choice**, docs/compiler.md
+    "Overlapped collectives"): the fused row saves a cycle for each word
+    the node does not keep (5 instead of 4 + 2), but the weights beside its
+    own slice (ceil(words / nodes)) are left for after the chain, 4 cycles
+    each, and the chain's cost per node grows (a word stays 3 instructions
+    at a node instead of 1): fused when words - 4 ceil(words / nodes) is at
+    least OVERLAP_MOMENTUM_PER_NODE x nodes."""
+    own = -(-words // nodes)
+    return words - 4 * own >= OVERLAP_MOMENTUM_PER_NODE * nodes
+
 
 class _Gen:
     """Generates the program of one plan."""
@@ -184,9 +213,15 @@ class _Gen:
         #: the net whose pattern is being generated: None, the main net, or a
         #: sub-net (rapsim.compiler.nets.SubNet)
         self.sub = None
+        #: where the forward pass writes a layer's own activations (None: its
+        #: act buffer; the streaming schedule's frames: the next state's)
+        self.dest = None
         #: overlap on: the layers whose reduce-scatter ran during an update
         #: (:meth:`overlapped_rs`), in the backward pass being generated
         self.rs_overlapped: set[str] = set()
+        #: overlap ring: layer -> (the connect whose update could run its
+        #: reduce-scatter, why it does not: "" when it does)
+        self.rs_reasons: dict[str, tuple] = {}
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -566,9 +601,20 @@ class _Gen:
                 e.call("_mxout", [W, d, x, rows, cols], [Var("hv_eta")],
                        comment=f"shared {key}, {what}: W += eta d x^T")
 
-    def forward(self, part: str | None = None) -> None:
+    def forward(self, part: str | None = None, tick: bool = False,
+                exchange: bool = True) -> None:
+        """The forward pass of one pattern; ``tick``: one tick of the
+        pipeline (compiler/pipeline.py): the layers in backward order, so
+        that each reads its sources as the previous tick left them, then
+        the ring's part of a softmax split over a group (its maximum and
+        sum: a collective, which would hold the other stages back if it
+        came between them) and the all-gathers, after all of them (without
+        ``exchange``: left in ``self.pending`` for the caller)."""
         e, p = self.e, self.p
-        for name in self.part(self.fwd_layers(), part):
+        gathers = [] if tick else None
+        softmax = []
+        names = self.part(self.fwd_layers(), part)
+        for name in (names[::-1] if tick else names):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             if self.training:
@@ -618,13 +664,15 @@ class _Gen:
                     else:
                         e.call("_vadd", [net, net, tmp, rows])
                 first = False
-            act = self.act_own(lp)
+            act = self.act_own(lp) if self.dest is None else self.dest(lp)
             if lp.kind == "sigmoid":
                 e.call("_vsigmoid", [act, net, rows])
             elif lp.kind == "tanh":
                 e.call("_vtanh", [act, net, rows])
             elif lp.kind == "linear":
                 e.call("_vcopy", [act, net, rows])
+            elif lp.kind == "softmax" and gathers is not None and self.split(lp):
+                softmax.append((act, net, rows))    # its ring sums after every stage's work
             elif lp.kind == "softmax":
                 # each node its own slice: the maximum and the sum over the ring
                 e.call("_vsoftmax_ring" if self.split(lp) else "_vsoftmax", [act, net, rows])
@@ -635,13 +683,55 @@ class _Gen:
                 e.call(t.forward, [act, net, rows], comment=f"transfer {t.name}: y = f(net)")
             else:
                 raise RapError(f"layer {name}: no forward kernel for kind {lp.kind}")
-            if lp.gathered:
+            if lp.gathered and gathers is not None:
+                gathers.append(lp)
+            elif lp.gathered:
                 self.gather(lp, lp.act)
             if lp.blist is not None:
                 e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
                        comment=f"{name}: the index list of its active units")
             if self.training:
                 self.hook("after_forward", name)
+        for args in softmax:
+            e.call("_vsoftmax_ring", list(args), comment="softmax: maximum and sum over the ring")
+        if not exchange:
+            self.pending = gathers or []
+            return
+        for lp in gathers or []:
+            self.gather(lp, lp.act)
+
+    def pipeline_loop(self, label: str) -> None:
+        """The pipelined evaluation pass (compiler/pipeline.py): R4
+        patterns in R4 + S - 1 ticks; a tick loads the next pattern's input
+        record while there is one (the first R4 ticks), runs every stage
+        (:meth:`forward` with ``tick``) and logs the outputs once the first
+        pattern has reached the output stage (from tick S - 1 on)."""
+        from rapsim.compiler.pipeline import stages
+        e, fill = self.e, stages(self.p.network).fill
+        e.comment(f"pipelined evaluation: {fill} ticks to fill, {fill} to drain")
+        e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
+        if fill:
+            e.ins("ADDI", str(fill), "R4", comment="R4: ticks left (patterns + fill)")
+            e.ins("LDI", str(fill), "R6", comment="R6: ticks before the first output")
+        e.label(label)
+        if fill:
+            e.ins("CMPI", str(fill), "R4")
+            e.branch("LE", f"{label}_drain", comment="draining: no new pattern")
+        e.ins("LDI", "*AR7++", "R0")
+        e.ins("STI", "R0", "@cur")
+        self.load_inputs()
+        e.label(f"{label}_drain")
+        self.forward(tick=True)
+        if fill:
+            e.ins("CMPI", "0", "R6")
+            e.branch("EQ", f"{label}_out")
+            e.ins("SUBI", "1", "R6", comment="filling: no output yet")
+            e.ins("BR", f"{label}_next")
+            e.label(f"{label}_out")
+        self.log_outputs()
+        e.label(f"{label}_next")
+        e.ins("SUBI", "1", "R4")
+        e.branch("NZ", label)
 
     def log_outputs(self) -> None:
         e = self.e
@@ -679,7 +769,7 @@ class _Gen:
             if lp.err is not None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
-        self.rs_overlapped = set()
+        self.rs_overlapped, self.rs_reasons = set(), {}
         for at, name in enumerate(names):
             lp = p.layers[name]
             after = names[at + 1] if at + 1 < len(names) else None
@@ -688,31 +778,13 @@ class _Gen:
             rows, act, delta = self.rows(lp), self.act_own(lp), Addr(lp.delta.name)
             tmp = Addr(lp.tmp.name)
             if name in self.out_layers():
-                # target record of this node's slice
-                toff = e.pernode(f"toff_{name}", [lp.target_offset + lp.split.lo(k)
-                                                  for k in range(self.n)])
                 e.ins("LDI", "@cur", "R0")
-                e.ins("MPYI", "@hv_tgt_stride", "R0")
-                e.ins("ADDI", "@hv_db_tgt", "R0")
-                e.ins("ADDI", "@" + toff.sym, "R0")
-                e.ins("LDI", "R0", "AR3")
-                e.load("AR2", delta)
-                e.load("AR4", act)
-                e.load("AR5", rows)
-                e.ins("CALL", "_vsub", comment="d = t - y")
-                if p.network.training.error == "mse" and self.deriv(lp):
-                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
-                    e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+                self.output_error(lp, act)
             else:
                 if lp.reduced and self.split(lp) and name not in self.rs_overlapped:
                     e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
                            comment=f"sum the partial errors of {name}")
-                err = self.err_own(lp)
-                if self.deriv(lp):
-                    e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
-                    e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
-                else:
-                    e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
+                self.hidden_error(lp, act)
             if lp.bias:
                 self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),
                                    delta, rows, "bias")
@@ -749,7 +821,14 @@ class _Gen:
                     if cp.connect.key in shared:
                         continue                # after the backward pass: shared_updates
                     x = Addr(self.hot(src.act, cp))
-                    if M is not None:
+                    if M is not None and self.overlapped_rs(name, cp, after, part):
+                        e.call("_ring_rs_mxoutm", [Addr(src.err.name), self.off_table(src), U,
+                                                   delta, x, rows, Addr(M.name)],
+                               [Var("hv_eta"), Var("falpha")],
+                               comment=f"W += M = aM + eta d x^T, summing the partial errors "
+                                       f"of {src.name} on the ring meanwhile (overlap on)")
+                        self.rs_overlapped.add(src.name)
+                    elif M is not None:
                         e.call("_mxoutm", [U, delta, x, rows, Imm(src.layer.size),
                                            Addr(M.name)],
                                [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
@@ -774,30 +853,104 @@ class _Gen:
             self.hook("after_backward", name)
         if shared:
             self.shared_updates()
+        if p.overlap == "ring":
+            seen = {r["layer"] for r in p.overlap_report}
+            p.overlap_report.extend(r for r in self.overlap_report() if r["layer"] not in seen)
 
     def overlapped_rs(self, name: str, cp: ConnectPlan, after: str | None,
                       part: str | None) -> bool:
         """overlap on (rapsim.compiler.overlap): the update of full connect
         ``cp`` into layer ``name`` runs the reduce-scatter of its source's
-        partial error sums meanwhile (``_ring_rs_mxout``), when that
-        reduce-scatter would come next anyway: the source is the next layer
-        of the backward pass, no later connect of ``name`` adds into its
-        errors, it is split over the nodes, and no behaviour or host hook
-        runs in between (the mapping is rows or layers: no checkerboard, no
-        batch, no hybrid part), and the vector has at least
-        OVERLAP_MIN_WORDS words per node.  The program's results are those
-        of the blocking schedule, bit for bit."""
+        partial error sums meanwhile (``_ring_rs_mxout``; with momentum
+        ``_ring_rs_mxoutm``) unless :meth:`why_blocking` names a reason.
+        The program's results are those of the blocking schedule, bit for
+        bit.  Each reduce-scatter's outcome goes to the plan's
+        overlap_report (printed by rap cc and rap train)."""
+        p = self.p
+        if p.overlap != "ring" or self.grid is not None or self.data or part is not None:
+            return False
+        src = p.layers[cp.connect.src]
+        if src.err is None or not src.reduced or not self.split(src) \
+                or src.name in self.out_layers():
+            return False                        # no reduce-scatter of src to overlap
+        why = self.why_blocking(name, cp, after)
+        if src.name not in self.rs_reasons or not why:
+            self.rs_reasons[src.name] = (cp.connect.name, why)
+        return not why
+
+    def why_blocking(self, name: str, cp: ConnectPlan, after: str | None) -> str:
+        """Why the reduce-scatter of ``cp``'s source (split and reduced)
+        cannot run during ``cp``'s update ("" when it can): it must come
+        next anyway (the source is the next layer of the backward pass, no
+        later connect of ``name`` adds into its errors, no behaviour or
+        host hook runs in between), the connect must be full and not from a
+        binary layer, the vector must have at least OVERLAP_MIN_WORDS words
+        per node, and with momentum :func:`momentum_overlap_pays`."""
         p = self.p
         src = p.layers[cp.connect.src]
-        if (p.overlap != "ring" or self.grid is not None or self.data or part is not None
-                or after != src.name or src.err is None or not src.reduced
-                or not self.split(src) or src.name in self.out_layers()
-                or src.layer.size < OVERLAP_MIN_WORDS * self.n or cp.momentum is not None or cp.binary
-                or p.network.behaviours or p.host_hooks):
-            return False
+        size, n = src.layer.size, self.n
         later = self.incoming(name)
         later = later[later.index(cp) + 1:]
-        return all(c.connect.src != src.name for c in later)
+        if after != src.name or any(c.connect.src == src.name for c in later):
+            return "other work of the backward pass comes between the update and it"
+        if cp.binary:
+            return "the connect's source is a binary layer (its update walks active columns)"
+        if p.network.behaviours or p.host_hooks:
+            return "behaviours or host hooks may run between the update and it"
+        if size < OVERLAP_MIN_WORDS * n:
+            return (f"{size / n:.1f} words per node, fewer than {OVERLAP_MIN_WORDS} "
+                    f"(the fused chain is slower there)")
+        if cp.momentum is not None and not momentum_overlap_pays(size, n):
+            own = -(-size // n)
+            return (f"with momentum: {size} - 4 x {own} < {OVERLAP_MOMENTUM_PER_NODE} x {n} "
+                    f"nodes (the fused chain is slower there)")
+        return ""
+
+    def overlap_report(self) -> list[dict]:
+        """overlap ring: every reduce-scatter of the backward pass just
+        generated, overlapped (during which connect's update) or blocking
+        and why."""
+        out = []
+        for name in self.bwd_layers():
+            lp = self.p.layers[name]
+            if name in self.out_layers() or not lp.reduced or not self.split(lp):
+                continue
+            connect, why = self.rs_reasons.get(
+                name, (None, "no full connect's update from it comes right before it"))
+            out.append({"layer": name, "overlapped": not why,
+                        "update": connect, "reason": why})
+        return out
+
+    def output_error(self, lp: LayerPlan, act) -> None:
+        """An output layer's error signal ``d = t - y`` (times f' for mse)
+        from its own activations ``act``; R0 holds the pattern's row."""
+        e, rows = self.e, self.rows(lp)
+        delta, tmp = Addr(lp.delta.name), Addr(lp.tmp.name)
+        # target record of this node's slice
+        toff = e.pernode(f"toff_{lp.name}", [lp.target_offset + lp.split.lo(k)
+                                             for k in range(self.n)])
+        e.ins("MPYI", "@hv_tgt_stride", "R0")
+        e.ins("ADDI", "@hv_db_tgt", "R0")
+        e.ins("ADDI", "@" + toff.sym, "R0")
+        e.ins("LDI", "R0", "AR3")
+        e.load("AR2", delta)
+        e.load("AR4", act)
+        e.load("AR5", rows)
+        e.ins("CALL", "_vsub", comment="d = t - y")
+        if self.p.network.training.error == "mse" and self.deriv(lp):
+            e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+            e.call("_vmul", [delta, delta, tmp, rows], comment="d = (t - y) f'")
+
+    def hidden_error(self, lp: LayerPlan, act) -> None:
+        """A hidden layer's error signal ``d = e f'`` from the sums of its
+        partial errors (own slice) and its own activations ``act``."""
+        e, rows = self.e, self.rows(lp)
+        delta, tmp, err = Addr(lp.delta.name), Addr(lp.tmp.name), self.err_own(lp)
+        if self.deriv(lp):
+            e.call(self.deriv(lp), [tmp, act, rows], comment="f'(net)")
+            e.call("_vmul", [delta, err, tmp, rows], comment="d = e f'")
+        else:
+            e.call("_vcopy", [delta, err, rows], comment="d = e (linear)")
 
     def target(self, w: Addr, m, key: str):
         """Where a pattern's weight change goes: the weights ``w`` themselves
@@ -1079,18 +1232,7 @@ class _Gen:
             if k:
                 e.label(f"{label}_net{k}")
                 e.comment(f"net {sub.name}")
-            self.sub, self.training = sub, train
-            if train:
-                self.hook("before_forward")
-            self.forward()
-            if train:
-                self.hook("after_forward")
-                self.hook("before_backward")
-                self.backward()
-                self.hook("after_backward")
-            else:
-                self.log_outputs()
-            self.sub, self.training = None, False
+            self.pattern_body(sub, train)
             if len(nets) > 1 and k < len(nets) - 1:
                 e.ins("BR", f"{label}_tail")
         if len(nets) > 1:
@@ -1128,6 +1270,23 @@ class _Gen:
             if phase != "train":
                 e.ins("BR", f"{label}_tail")
         e.label(f"{label}_tail")
+
+    def pattern_body(self, sub, train: bool) -> None:
+        """One pattern of net ``sub`` (None: the main net): trained
+        (forward, backward, update, with their hooks) or evaluated (forward,
+        log).  The cost model (rapsim.compiler.plan) prices this body."""
+        self.sub, self.training = sub, train
+        if train:
+            self.hook("before_forward")
+        self.forward()
+        if train:
+            self.hook("after_forward")
+            self.hook("before_backward")
+            self.backward()
+            self.hook("after_backward")
+        else:
+            self.log_outputs()
+        self.sub, self.training = None, False
 
     # hooks of a pass over the patterns (a streamed database: rapsim.compiler.stream)
     def begin_pass(self, train: bool) -> None:
@@ -1180,6 +1339,9 @@ class _Gen:
     def program(self) -> str:
         e, p = self.e, self.p
         self.prologue()
+        if p.mapping is not None and p.mapping.schedule == "stream":
+            from rapsim.compiler.frames_gen import clear_states
+            clear_states(self)
         if self.data:
             self.clear_grad()
         e.ins("LDI", "0", "R5", comment="R5: epoch")
@@ -1195,6 +1357,12 @@ class _Gen:
             e.ins("STI", "R0", "@" + self.netsel(), comment="the main net first")
         if self.data:
             self.batch_loop()
+        elif p.mapping is not None and p.mapping.schedule == "pipeline":
+            from rapsim.compiler.pipeline_gen import train_ticks
+            train_ticks(self, "tick")
+        elif p.mapping is not None and p.mapping.schedule == "stream":
+            from rapsim.compiler.frames_gen import frames_pass
+            frames_pass(self, "frame", learn=True)
         else:
             self.pattern_loop("pattern", train=True)
         self.barrier()
@@ -1212,6 +1380,13 @@ class _Gen:
             e.branch("LE", "evaluated")
             self.pattern_loop("tpattern", train=False)
             e.label("evaluated")
+        elif p.mapping is not None and p.mapping.schedule == "pipeline":
+            e.branch("LE", "next")
+            self.pipeline_loop("ttick")
+        elif p.mapping is not None and p.mapping.schedule == "stream":
+            e.branch("LE", "next")
+            from rapsim.compiler.frames_gen import frames_pass
+            frames_pass(self, "tframe", learn=False)
         else:
             e.branch("LE", "next")
             self.pattern_loop("tpattern", train=False)
@@ -1319,6 +1494,8 @@ class _Gen:
         out += self.page_vars()
         for expr, sym in e.consts.items():
             out.append(f"{sym}: .word {expr}")
+        for value, sym in e.floats.items():
+            out.append(f"{sym}: .float {value!r}")
         # the end of what @ addresses; the rest is reached through pointers
         # (k_nvtab, the k<n> constants of the off_ tables, the messages), so
         # the per-node table (NV_WORDS x nodes words) needs no room on the page

@@ -463,6 +463,10 @@ def compile_inference(network: Network, nodes: int, memory=None,
         raise ValueError(f"a block holds at least 1 record, not {block}")
     from rapsim.compiler.mapping import require_rows, resolve
     require_rows(resolve(network, nodes), network, "the inference image (--forward-only, rap infer)")
+    if network.schedule not in (None, "lockstep"):
+        from rapsim.compiler.mapping import MappingError
+        raise MappingError(f"the inference image (--forward-only, rap infer) runs lock-step "
+                           f"only, not schedule {network.schedule}", network.schedule_loc)
     from rapsim.compiler.phases import refuse
     refuse(network, "the training program only, not the inference image (--forward-only, "
                     "rap infer)")

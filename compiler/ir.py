@@ -67,6 +67,9 @@ class Connect:
     #: sparse connects made by a generator: its name and arguments, e.g.
     #: {"kind": "local", "width": 5, "stride": 1} (rapsim.compiler.sparse)
     generator: dict | None = None
+    #: its local plasticity under schedule stream (rapsim.compiler.frames):
+    #: {"rule": "hebbian" | "l2" | "l1", argument: value, ...}; None: none
+    plasticity: dict | None = None
     #: parameter sharing (SINGA's share_from): the name of the connect whose
     #: weight matrix this one uses (None: its own); ``transpose``: used
     #: transposed (a tied-weight auto-encoder's decoder).  One copy of the
@@ -128,6 +131,8 @@ class Training:
     #: several nets: "epoch" (net e mod k in epoch e) or "pattern" (net
     #: i mod k for the i-th pattern of an epoch); rapsim.compiler.nets
     alternate: str = "epoch"
+    #: schedule stream: frames each pattern is presented for (rapsim.compiler.frames)
+    frames: int = 1
 
 
 @dataclass
@@ -149,6 +154,13 @@ class Network:
     #: placement attributes as written (rapsim.compiler.mapping.PlacementAttrs),
     #: by layer name; "" is the net-level default (``partition`` in the net block)
     placement: dict = field(default_factory=dict)
+    #: the net block's ``schedule NAME`` (lockstep, pipeline or stream;
+    #: rapsim.compiler.pipeline) and its place; None: not written
+    schedule: str | None = None
+    schedule_loc: Loc | None = None
+    #: the cycles of the graph (text, place of a connect on it): legal under
+    #: schedule stream only (the description says stream: rapsim.compiler.frames)
+    cycles: list = field(default_factory=list)
     #: user transfer functions by name (rapsim.compiler.transfer.Transfer):
     #: a layer whose kind is one of these names uses its routines
     transfers: dict = field(default_factory=dict)

@@ -300,9 +300,15 @@ class Plan:
     slot_offset: dict[str, int] = field(default_factory=dict)
     eslots: Buffer | None = None
     eslot_offset: dict[str, int] = field(default_factory=dict)
+    #: more buffers of a schedule (the pipeline's stashes: compiler/pipeline.py)
+    extra: list = field(default_factory=list)
     #: "off" or "ring": the collectives overlapped with computation
     #: (rapsim.compiler.overlap; set by compile_network)
     overlap: str = "off"
+    #: overlap ring: each reduce-scatter of the backward pass, overlapped
+    #: with an update or left blocking and why (set by codegen:
+    #: ``{"layer", "overlapped", "during", "reason"}``; docs/compiler.md)
+    overlap_report: list = field(default_factory=list)
 
     @property
     def hybrid(self) -> bool:
@@ -338,7 +344,7 @@ class Plan:
         if self.grad is not None:
             out.append(self.grad)
         out += [b for b in (self.slots, self.eslots) if b is not None]
-        return out
+        return out + self.extra
 
     def weight_words(self) -> int:
         return sum(b.words for b in self.buffers if b.kind == "matrix")
@@ -566,6 +572,12 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         _grad_buffer(plan)
     if plan.hybrid:
         _slots(plan)
+    if mapping.schedule == "pipeline":
+        from .pipeline import stash_buffers
+        plan.extra = stash_buffers(plan)
+    elif mapping.schedule == "stream":
+        from .frames import next_buffers
+        plan.extra = next_buffers(plan)
     _place(plan)
     return plan
 

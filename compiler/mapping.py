@@ -51,6 +51,8 @@ from . import phases, sharing
 SPLITS = ("units", "patterns", "none")
 #: whole-net presets of ``--mapping``
 PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard")
+#: the net-level schedule (when each group works on what; compiler/pipeline.py)
+SCHEDULES = ("lockstep", "pipeline", "stream")
 
 _NOT_YET = {
     "location": "node groups by number (SINGA location)",
@@ -107,6 +109,10 @@ class Mapping:
     #: checkerboard: the grid (rows r, columns c; r c = nodes), laid out row
     #: by row on the ring: node k is at grid row k // c, column k % c
     grid: tuple[int, int] | None = None
+    #: the schedule (one of SCHEDULES) and where it comes from ("default",
+    #: "description" or "--schedule"); set by compiler.pipeline.apply_schedule
+    schedule: str = "lockstep"
+    schedule_source: str = "default"
 
     @property
     def by_patterns(self) -> bool:
@@ -129,10 +135,13 @@ class Mapping:
                "layers": {n: p.to_dict() for n, p in self.layers.items()}}
         if self.grid is not None:
             out["grid"] = {"rows": self.grid[0], "cols": self.grid[1]}
+        out["schedule"] = self.schedule
+        out["schedule_source"] = self.schedule_source
         return out
 
     def describe(self) -> str:
-        """One line for reports."""
+        """One line for reports (the schedule's own line follows it when it
+        is not lockstep: compiler.pipeline.describe)."""
         if self.by_patterns:
             return (f"mapping data ({self.source}): every layer and weight on each of "
                     f"{self.nodes} node{'s' if self.nodes > 1 else ''}, patterns split, "

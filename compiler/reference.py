@@ -549,7 +549,10 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
             stopped = "schedule"
             break
         order = pattern_order(len(train_set), e, t.seed, t.shuffle)
-        if mapping is not None and mapping.mini_batch:
+        if mapping is not None and mapping.schedule == "pipeline":
+            from .pipeline_reference import train_epoch     # the pipeline's staleness rule
+            train_epoch(model, train_set.inputs, train_set.targets, order, rate)
+        elif mapping is not None and mapping.mini_batch:
             for shares in batches(order, mapping.nodes, mapping.batch):
                 model.train_batch([[(train_set.inputs[p], train_set.targets[p]) for p in share]
                                    for share in shares], rate)

@@ -10,7 +10,8 @@ from .ir import ERROR_FUNCTIONS, Loc, Schedule, Training
 from .parser import Call, Name, Setting
 from .schedule import SCHEDULES
 
-SETTINGS = ("rate", "epochs", "momentum", "error", "seed", "init_scale", "shuffle", "alternate")
+SETTINGS = ("rate", "epochs", "momentum", "error", "seed", "init_scale", "shuffle", "alternate",
+            "frames")
 
 
 def build_training(settings: list[Setting], errors: list) -> tuple[Training, dict[str, Loc]]:
@@ -155,4 +156,4 @@ def _alternate(s, errors):
 
 _SETTERS = {"rate": _rate, "epochs": _epochs, "momentum": _momentum, "error": _error,
             "seed": _seed, "init_scale": _init_scale, "shuffle": _shuffle,
-            "alternate": _alternate}
+            "alternate": _alternate, "frames": _epochs}

@@ -81,6 +81,17 @@ class TrainResult:
     mapping: dict = field(default_factory=dict)  # rapsim.compiler.mapping.Mapping.to_dict()
     valid_patterns: int = 0             # the validation set's (evaluated before the test set)
     overlap: str = "off"                # the collectives overlapped (rapsim.compiler.overlap)
+    #: schedule pipeline: stages, fill and drain ticks, cycles per tick and
+    #: per stage (rapsim.compiler.pipeline.stage_balance); {} otherwise
+    pipeline: dict = field(default_factory=dict)
+    #: schedule stream: frames a pattern and the accuracy of each frame since
+    #: stimulus onset (rapsim.compiler.frames); {} otherwise
+    frames: dict = field(default_factory=dict)
+    #: schedule stream: every frame's outputs of the last evaluation pass
+    #: (patterns x frames x output units); None otherwise
+    frame_outputs: np.ndarray | None = None
+    #: overlap ring: each reduce-scatter, overlapped or blocking and why (Plan.overlap_report)
+    overlap_report: list = field(default_factory=list)
 
     @property
     def simulated_seconds(self) -> float:
@@ -109,7 +120,7 @@ class TrainResult:
 
     def to_dict(self) -> dict:
         """Everything but the weights and outputs, as JSON-ready values."""
-        return {
+        out = {
             "network": self.network,
             "nodes": self.config.nodes,
             "boards": self.config.boards,
@@ -128,9 +139,14 @@ class TrainResult:
             "database": self.database,
             "mapping": self.mapping,
             "overlap": self.overlap,
+            **({"pipeline": self.pipeline} if self.pipeline else {}),
+            **({"frames": self.frames} if self.frames else {}),
             "memory": [{"symbol": s, "words": w, "region": r, "role": role}
                        for s, w, r, role in self.memory],
         }
+        if self.overlap != "off":       # each reduce-scatter: overlapped, or blocking and why
+            out["overlap_collectives"] = self.overlap_report
+        return out
 
 
 def _totals(sim) -> dict:
@@ -304,9 +320,18 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     n_valid = 0 if sched.t_valid is None else len(sched.t_valid)
     args = (train_set, _evaluation_set(valid_set, test_set), lambda e: pattern_order(n_train, e, seed, shuffle), sched)
     streaming = is_streaming(program)
+    framed = program.plan.mapping is not None and program.plan.mapping.schedule == "stream"
     if not streaming:
-        host = TrainingHost(program, *args, first_epoch=first)
+        if framed:
+            from rapsim.compiler.frames import frames_host
+            host = frames_host(TrainingHost)(program, *args, first_epoch=first)
+        else:
+            host = TrainingHost(program, *args, first_epoch=first)
         if stream or (stream is None and not host.fits()):
+            if framed:
+                raise RapError("schedule stream keeps its pattern database in the nodes' "
+                               "memory: it does not fit, and streamed databases (--stream) "
+                               "run lock-step only")
             if program.plan.mapping is not None:
                 require_rows(program.plan.mapping, net, STREAMING)
             program = compile_streaming(net, config.nodes, config.memory,
@@ -351,12 +376,29 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
     mapping = program.plan.mapping.to_dict() if program.plan.mapping is not None else {}
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
+    frames = {}
+    if framed and host.frame_outputs is not None:
+        from rapsim.compiler.frames import accuracy_by_offset
+        fo, n_tr = host.frame_outputs, n_train
+        frames = {"frames_per_pattern": net.training.frames,
+                  "accuracy_by_offset": {"train": accuracy_by_offset(net, fo[:n_tr],
+                                                                     _targets(train_set))}}
+        if test_set is not None and len(test_set.inputs):
+            frames["accuracy_by_offset"]["test"] = accuracy_by_offset(
+                net, fo[n_tr + n_valid:], _targets(test_set))
+    pipe = {}
+    if program.plan.mapping is not None and program.plan.mapping.schedule == "pipeline":
+        from rapsim.compiler.pipeline import stage_balance, stages
+        pipe = stage_balance(program.plan, host.marks,
+                             host.eval_patterns + stages(net).fill)
     return TrainResult(net.name, config, sched.history, sched.stopped_by, final,
                        outputs, n_train, host.eval_patterns - n_train - n_valid, perf, res.cycles,
                        host_seconds, _totals(sim), program.plan.summary(),
                        host.db_region + (f", streamed in blocks of {host.block} records"
                                          if streaming else ""),
-                       state, sched.stats, mapping, n_valid, program.plan.overlap)
+                       state, sched.stats, mapping, n_valid, program.plan.overlap,
+                       pipe, frames, host.frame_outputs if framed else None,
+                       list(program.plan.overlap_report))
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):
@@ -384,7 +426,8 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           stats: list[str] | None = None, stream: bool | None = None,
           stream_block: int | None = None, callbacks: dict | None = None,
           mapping: str | None = None, batch: int = 1,
-          valid_set: PatternData | None = None, overlap: str | None = None) -> TrainResult:
+          valid_set: PatternData | None = None, overlap: str | None = None,
+          schedule: str | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -399,18 +442,31 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     ``mapping`` (a preset name: rows, data, ...) and ``batch`` choose the
     mapping (:func:`rapsim.compiler.mapping.resolve`; default: the
     description's); ``overlap`` the overlapped collectives
-    (:mod:`rapsim.compiler.overlap`; default: the description's)."""
+    (:mod:`rapsim.compiler.overlap`; default: the description's); ``schedule``
+    its schedule (lockstep, pipeline, stream:
+    :func:`rapsim.compiler.pipeline.apply_schedule`; default: the
+    description's)."""
     from rapsim.compiler.behaviours import hook_points
-    from rapsim.compiler.mapping import resolve
     config = config or MachineConfig(nodes=nodes or 1)
     points = list(hook_points(callbacks or {}, network))
     program = compile_network(network, config.nodes, config.memory, host_hooks=points,
-                              mapping=resolve(network, config.nodes, mapping, batch),
+                              mapping=scheduled_mapping(network, config.nodes, mapping, batch,
+                                                        schedule),
                               overlap=overlap)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
                        stats=stats, stream=stream, stream_block=stream_block,
                        callbacks=callbacks, valid_set=valid_set)
+
+
+def scheduled_mapping(network: Network, nodes: int, mapping: str | None = None,
+                      batch: int = 1, schedule: str | None = None):
+    """The mapping of a preset (or the description's) with its schedule
+    (:func:`rapsim.compiler.mapping.resolve`,
+    :func:`rapsim.compiler.pipeline.apply_schedule`)."""
+    from rapsim.compiler.mapping import resolve
+    from rapsim.compiler.pipeline import apply_schedule
+    return apply_schedule(network, resolve(network, nodes, mapping, batch), schedule)
 
 
 @dataclass
@@ -458,19 +514,20 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             test_patterns: int = 16, seed: int = 0,
             program: Program | None = None, sampler=None,
             sample_every: int = 0, instrument=None, mapping: str | None = None,
-            batch: int = 1, overlap: str | None = None) -> TrainResult:
+            batch: int = 1, overlap: str | None = None,
+            schedule: str | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
-    ``mapping``, ``batch``, ``overlap``: see :func:`train`."""
-    from rapsim.compiler.mapping import resolve
+    ``mapping``, ``batch``, ``overlap``, ``schedule``: see :func:`train`."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory,
-                                  mapping=resolve(net, config.nodes, mapping, batch),
+                                  mapping=scheduled_mapping(net, config.nodes, mapping, batch,
+                                                            schedule),
                                   overlap=overlap)
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])

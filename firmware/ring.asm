@@ -16,6 +16,8 @@
 *   _ring_rs_mxout(e, off, W, d, x, rows, eta)  the reduce-scatter of e
 *                                      during the update W += eta d x^T
 *                                      (overlap on)
+*   (_ring_rs_mxoutm, the same during the update with momentum, is its own
+*   library member: overlap.asm)
 *   _ring_sumf(v) -> R0                the sum of every node's float v (R2)
 *   _ring_maxf(v) -> R0                the largest of every node's float v
 *

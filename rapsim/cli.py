@@ -27,6 +27,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("train", "rapsim.commands.train"),
     ("infer", "rapsim.commands.infer"),
     ("bench", "rapsim.commands.bench"),
+    ("plan", "rapsim.commands.plan"),
     ("prof", "rapsim.commands.prof"),
     ("dbg", "rapsim.commands.dbg"),
 ]

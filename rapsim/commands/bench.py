@@ -187,14 +187,17 @@ def measure_point(point: dict) -> dict:
 
     t0 = time.perf_counter()
     fam = FAMILIES[point["family"]]
-    from rapsim.compiler.mapping import resolve
+    from rapsim.compiler.train import scheduled_mapping
     size, nodes = int(point["size"]), int(point["nodes"])
     warmup, patterns = int(point["warmup"]), int(point["patterns"])
     mapping, batch = point.get("mapping", "rows"), int(point.get("batch", 1))
+    schedule = point.get("schedule", "lockstep")
     overlap = point.get("overlap", "off")
     rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}")
-                 + ("" if overlap == "off" else f" overlap {overlap}"),
+                 + ("" if overlap == "off" else f" overlap {overlap}")
+                 + ("" if schedule == "lockstep" else f" {schedule}"),
                  "layers": fam.layers(size), "nodes": nodes, "mapping": mapping,
+                 "schedule": schedule,
                  "boards": -(-nodes // NODES_PER_BOARD), "units_per_node": size / nodes}
     if overlap != "off":
         rec["overlap"] = overlap
@@ -209,8 +212,13 @@ def measure_point(point: dict) -> dict:
     try:
         mnet = measurement_network(net)
         program = compile_network(mnet, config.nodes, config.memory,
-                                  mapping=resolve(mnet, config.nodes, mapping, batch),
+                                  mapping=scheduled_mapping(
+                                      mnet, config.nodes,
+                                      # a pipeline places the layers itself (rows: no preset)
+                                      None if (mapping, schedule) == ("rows", "pipeline")
+                                      else mapping, batch, schedule),
                                   overlap=overlap)
+        rec.update(_prediction(mnet, config, program.plan))
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -236,9 +244,15 @@ def measure_point(point: dict) -> dict:
         "weights_in": _regions(last.memory, "weights"),
         "database_in": last.database,
     })
+    if last.pipeline:
+        rec["pipeline"] = last.pipeline
     c = rec["connections"]
     rec.update(_phase_figures("train", perf.train, 3 * c, nodes))
     rec.update(_phase_figures("eval", perf.evaluate, c, nodes))
+    for ph in ("train", "eval"):
+        if rec.get(f"predicted_{ph}_cycles_per_pattern") and rec[f"{ph}_cycles_per_pattern"]:
+            rec[f"predicted_{ph}_error"] = (rec[f"predicted_{ph}_cycles_per_pattern"]
+                                            / rec[f"{ph}_cycles_per_pattern"] - 1)
     if every:
         fewer = profiles[0] if warmup else None
         rec["train_profile"] = per_pattern(profiles[-1], fewer, "train", patterns, nodes)
@@ -250,6 +264,20 @@ def measure_point(point: dict) -> dict:
         "host_seconds": time.perf_counter() - t0,
     })
     return rec
+
+
+def _prediction(network, config, plan) -> dict:
+    """The cost model's cycles per pattern of the point's program (rap
+    plan, docs/plan.md), recorded beside the measured ones; a program the
+    model cannot price records why instead."""
+    from rapsim.compiler.plan import PlanError, predict
+    try:
+        p = predict(network, plan.mapping, config.memory, config.clock_hz / 1e6,
+                    overlap=plan.overlap)
+    except PlanError as e:
+        return {"predicted_error_reason": str(e)}
+    return {"predicted_train_cycles_per_pattern": p.train_cycles,
+            "predicted_eval_cycles_per_pattern": p.forward_cycles}
 
 
 #: figures every measured record has (the table, the plot and the profile tables use them)
@@ -315,6 +343,12 @@ def _mappings(text: str) -> list[str]:
                                               f"sweeps {', '.join(PRESETS)})")
 
 
+def _schedules(text: str) -> list[str]:
+    from rapsim.compiler.mapping import SCHEDULES
+    return _names(text, SCHEDULES, lambda item: f"--schedule: {item!r} is unknown (rap bench "
+                                                f"sweeps {', '.join(SCHEDULES)})")
+
+
 def _overlaps(text: str) -> list[str]:
     from rapsim.compiler.overlap import resolve
     out = _names(text, ("off", "on", "ring", "dma"),
@@ -372,6 +406,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "(default 1); their points count W and K batches of N x B patterns")
+    s.add_argument("--schedule", metavar="S,...",
+                   help="schedules to sweep as a dimension (lockstep, pipeline; default "
+                        "lockstep): a line per schedule (docs/compiler.md, \"Schedules\")")
     s.add_argument("--profile", type=int, nargs="?", const=DEFAULT_PROFILE_EVERY, metavar="C",
                    help="also profile every point: the cycles of a pattern by routine, from "
                         f"each node's PC sampled every C cycles (default {DEFAULT_PROFILE_EVERY}); "
@@ -410,19 +447,23 @@ class Sweep:
     mappings: tuple = ("rows",)
     batch: int = 1
     overlaps: tuple = ("off",)
+    schedules: tuple = ("lockstep",)
 
     def points(self) -> list[dict]:
         pts = []
         for fam in self.families:
             for size in self.sizes[fam]:
-                for n, m, o in ((n, m, o) for o in self.overlaps for m in self.mappings
-                                for n in self.nodes):
+                for n, m, o, sc in ((n, m, o, sc) for sc in self.schedules
+                                    for o in self.overlaps for m in self.mappings
+                                    for n in self.nodes):
                     p = {"family": fam, "size": size, "nodes": n, "warmup": self.warmup,
                          "patterns": self.patterns}
                     if m != "rows":             # rows points keep their old identity
                         p.update(mapping=m, batch=self.batch)
                     if o != "off":              # and so do points without overlap
                         p["overlap"] = o
+                    if sc != "lockstep":        # and so do lock-step ones
+                        p["schedule"] = sc
                     if self.machine:
                         p["machine"] = dict(self.machine)
                     if self.profile:
@@ -469,8 +510,9 @@ def sweep_from_args(args) -> Sweep:
         raise RapError(f"--batch {args.batch} applies to the data and hybrid mappings; give "
                        f"--mapping data or hybrid")
     overlaps = _overlaps(args.overlap) if args.overlap else ["off"]
+    schedules = _schedules(args.schedule) if args.schedule else ["lockstep"]
     sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
-               tuple(mappings), args.batch, tuple(overlaps))
+               tuple(mappings), args.batch, tuple(overlaps), tuple(schedules))
     for n in nodes:                               # bad machine options fail here, not in a worker
         point_config({"nodes": n, "machine": machine})
     return sw
@@ -515,19 +557,23 @@ def print_table(records: list[dict], file=None) -> None:
     cols = [("network", "left"), ("connections", "right"), ("nodes", "right"),
             ("boards", "right"), ("units/node", "right"), ("MCPS", "right"),
             ("% peak", "right"), ("MCUPS", "right"), ("% peak ", "right"),
-            ("MCPS speedup", "right"), ("MCUPS speedup", "right"), ("weights", "left"),
+            ("MCPS speedup", "right"), ("MCUPS speedup", "right"), ("plan error", "right"),
+            ("weights", "left"),
             ("host s", "right"), ("RAP, published", "left")]
     for name, just in cols:
         t.add_column(name, justify=just)
     key = lambda r: (r["point"]["family"], r["point"]["size"],  # noqa: E731
                      r["point"].get("mapping", "rows"), r["point"].get("overlap", "off"),
+                     r["point"].get("schedule", "lockstep"),
                      r["point"]["nodes"])
     last = None
     for r in sorted(records, key=key):
         p = r["point"]
         label = r.get("network") or (FAMILIES[p["family"]].label(p["size"])
                                      + ("" if p.get("mapping", "rows") == "rows"
-                                        else f" {p['mapping']}"))
+                                        else f" {p['mapping']}")
+                                     + ("" if p.get("schedule", "lockstep") == "lockstep"
+                                        else f" {p['schedule']}"))
         n = p["nodes"]
         if last is not None and last != label:
             t.add_section()
@@ -536,7 +582,7 @@ def print_table(records: list[dict], file=None) -> None:
                 f"{p['size'] / n:g}"]
         if r.get("error") is not None:
             what = ("does not fit: " if r.get("error_kind") == "lowering" else "FAILED: ")
-            t.add_row(*head, f"[red]{what}{r['error']}[/red]", *[""] * 6,
+            t.add_row(*head, f"[red]{what}{r['error']}[/red]", *[""] * 7,
                       f"{r.get('host_seconds', 0):.1f}", published(n))
             continue
 
@@ -545,12 +591,22 @@ def print_table(records: list[dict], file=None) -> None:
             return "" if s is None else f"{s:.1f} ({100 * e:.0f}%)"
         t.add_row(*head, f"{r['mcps']:.1f}", f"{r['mcps_percent_of_peak']:.1f}",
                   f"{r['mcups']:.1f}", f"{r['mcups_percent_of_peak']:.1f}",
-                  su("mcps"), su("mcups"), r.get("weights_in", ""),
+                  su("mcps"), su("mcups"), _plan_error(r), r.get("weights_in", ""),
                   f"{r.get('host_seconds', 0):.1f}", published(n))
     con.print(t)
     con.print("speedup: over the fewest nodes measured for the network (times their count), "
-              "with the percentage of linear; units/node: hidden units per node; host s: "
-              "host seconds to compile and simulate the point")
+              "with the percentage of linear; units/node: hidden units per node; plan error: "
+              "the cost model's cycles per training / forward pattern against the measured "
+              "(rap plan, docs/plan.md); host s: host seconds to compile and simulate the point")
+
+
+def _plan_error(r: dict) -> str:
+    """The prediction's relative error of a record (blank in results files
+    written before rap plan)."""
+    t, f = r.get("predicted_train_error"), r.get("predicted_eval_error")
+    if not _number(t) or not _number(f):
+        return ""
+    return f"{100 * t:+.1f}% / {100 * f:+.1f}%"
 
 
 def print_profiles(records: list[dict], file=None, columns: int = 9) -> None:

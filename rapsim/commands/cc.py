@@ -49,12 +49,18 @@ def parse_params(items: list[str]) -> dict[str, str]:
 def mapping_arguments(p: argparse.ArgumentParser) -> None:
     """--mapping and --batch (docs/compiler.md, "Mappings")."""
     from rapsim.compiler.mapping import PRESETS
-    p.add_argument("--mapping", metavar="NAME", choices=PRESETS,
+    p.add_argument("--mapping", metavar="NAME", choices=PRESETS + ("auto",),
                    help=f"a whole-net mapping ({', '.join(PRESETS)}) replacing the "
-                        f"description's (default: the description's, else rows)")
+                        f"description's (default: the description's, else rows); auto: "
+                        f"the one 'rap plan' ranks first (docs/plan.md)")
     p.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "of the weight changes (default 1)")
+    from rapsim.compiler.mapping import SCHEDULES
+    p.add_argument("--schedule", metavar="NAME", choices=SCHEDULES,
+                   help=f"the schedule ({', '.join(SCHEDULES)}) replacing the description's "
+                        f"(default: the description's, else lockstep; docs/compiler.md, "
+                        f"\"Schedules\")")
 
 
 def overlap_argument(p: argparse.ArgumentParser) -> None:
@@ -66,10 +72,32 @@ def overlap_argument(p: argparse.ArgumentParser) -> None:
                         "(default: the description's, else off)")
 
 
-def resolve_mapping(args, net, nodes: int):
-    """The Mapping of the options and the description."""
+def resolve_mapping(args, net, nodes: int, memory=None):
+    """The Mapping of the options and the description, with its schedule
+    (``--mapping auto``: the cost model's choice, rapsim.compiler.plan, its
+    source ``auto``)."""
     from rapsim.compiler.mapping import resolve
-    return resolve(net, nodes, args.mapping, args.batch)
+    from rapsim.compiler.pipeline import apply_schedule
+    schedule = getattr(args, "schedule", None)
+    if args.mapping == "auto":
+        import sys
+        from rapsim.compiler.plan import best_mapping
+        name = best_mapping(net, nodes, memory, args.batch, getattr(args, "overlap", None),
+                            schedule)
+        m = apply_schedule(net, resolve(net, nodes, name, args.batch
+                                        if name in ("data", "hybrid") else 1), schedule)
+        m.source = "auto"
+        print(f"--mapping auto: rap plan ranks {name} first on {nodes} node"
+              f"{'s' if nodes > 1 else ''}", file=sys.stderr)
+        return m
+    return apply_schedule(net, resolve(net, nodes, args.mapping, args.batch), schedule)
+
+
+def describe_mapping(mapping, net) -> str:
+    """The mapping's line, and the schedule's when it is not lockstep."""
+    from rapsim.compiler.pipeline import describe
+    extra = describe(mapping, net)
+    return mapping.describe() + ("\n" + extra if extra else "")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -161,11 +189,16 @@ def run(args) -> int:
     for path in outputs:                  # no file when one cannot be written
         check_writable(path)
     net = load_network(args.network, args.params, args.params_file)
-    mapping = resolve_mapping(args, net, config.nodes)
+    mapping = resolve_mapping(args, net, config.nodes, config.memory)
     if args.forward_only:
         from rapsim.compiler.checkpoint import load_weights
         from rapsim.compiler.infer import compile_inference, weights_file_words
         from rapsim.compiler.mapping import require_rows
+        if mapping.schedule != "lockstep":
+            raise RapError(f"the inference image (--forward-only, rap infer) runs lock-step "
+                           f"only, not schedule {mapping.schedule}; the pipelined forward pass "
+                           f"is the evaluation pass of 'rap train' (docs/compiler.md, "
+                           f"\"Schedules\")")
         require_rows(mapping, net, "the inference image (--forward-only, rap infer)")
         weights = load_weights(args.weights, net) if args.weights else None
         prog = compile_inference(net, config.nodes, config.memory, net=args.net)
@@ -175,7 +208,10 @@ def run(args) -> int:
     else:
         prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
                                overlap=args.overlap)
-    print(mapping.describe())
+    print(describe_mapping(mapping, net))
+    if not args.forward_only and prog.plan.overlap != "off":
+        from rapsim.compiler.overlap import report_lines
+        print("\n".join(report_lines(prog.plan.overlap_report)))
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)

@@ -205,9 +205,33 @@ def report(result, file=None) -> None:
     if result.mapping:
         con.print(f"mapping {result.mapping['name']}"
                   + (f", batch {result.mapping['batch']} per node"
-                     if result.mapping["name"] in ("data", "hybrid") else ""))
+                     if result.mapping["name"] in ("data", "hybrid") else "")
+                  + (f", schedule {result.mapping['schedule']}"
+                     if result.mapping.get("schedule", "lockstep") != "lockstep" else ""))
+    if result.frames:
+        f = result.frames
+        con.print(f"stream: {f['frames_per_pattern']} frames a pattern; accuracy by frames "
+                  f"since the onset (1, 2, ...): "
+                  + "; ".join(f"{part} " + " ".join(f"{a:.3f}" for a in acc)
+                              for part, acc in f["accuracy_by_offset"].items()))
+    if result.pipeline:
+        p = result.pipeline
+        con.print(f"pipeline: {p['stages']} stages, {p['fill_ticks']} ticks to fill, "
+                  f"{p['drain_ticks']} to drain, {p['ticks_per_pass']} ticks an evaluation pass, "
+                  f"{p['cycles_per_tick']:.0f} cycles a tick; busy cycles a tick by stage "
+                  f"(busiest node, ring waits left out): "
+                  + ", ".join(f"{s['stage']} {'+'.join(s['layers'])} (nodes {s['nodes'][0]}.."
+                              f"{s['nodes'][1]}) {s['busy_cycles_per_tick']:.0f}"
+                              for s in p["per_stage"])
+                  + f"; balance {p['balance']:.2f} (least / most); training: "
+                  f"{p['train_extra_ticks']} ticks beyond the patterns, forward steps behind "
+                  f"by " + ", ".join(str(s["staleness"]) for s in p["per_stage"])
+                  + " updates (stage 1 first)")
     if result.overlap != "off":
+        from rapsim.compiler.overlap import report_lines
         con.print(f"overlap {result.overlap}: the reduce-scatters during the weight updates")
+        for line in report_lines(result.overlap_report):
+            con.print(line, markup=False)
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "
               f"ms per training pattern); stall percentages are of node-cycles; pattern "
@@ -295,7 +319,7 @@ class _Progress:
 
 
 def run(args) -> int:
-    from rapsim.commands.cc import load_network, resolve_mapping
+    from rapsim.commands.cc import describe_mapping, load_network, resolve_mapping
     from rapsim.commands.run import machine_config
     from rapsim.compiler.build import compile_network
     from rapsim.compiler.train import TrainingFailed, run_program
@@ -308,11 +332,11 @@ def run(args) -> int:
     from rapsim.compiler.checkpoint import load_state, load_weights, save_state
     resume = load_state(args.resume, net) if args.resume else None
     weights = load_weights(args.load, net) if args.load else None
-    mapping = resolve_mapping(args, net, config.nodes)
+    mapping = resolve_mapping(args, net, config.nodes, config.memory)
     program = compile_network(net, config.nodes, config.memory, mapping=mapping,
                               overlap=args.overlap)
     if not args.quiet:
-        print(mapping.describe(), file=sys.stderr)
+        print(describe_mapping(mapping, net), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")
     if resume is not None:
         done = resume.epochs_done

@@ -11,7 +11,7 @@ from rapsim.asm.walker import EXPANSION_LIMIT
 from rapsim.errors import Diagnostics
 
 
-def errors(src: str, seconds: float = 20.0) -> list[str]:
+def errors(src: str, seconds: float = 120.0) -> list[str]:
     t0 = time.perf_counter()
     with pytest.raises(Diagnostics) as e:
         assemble_text(src, "h.asm")

@@ -98,3 +98,30 @@ def test_bench_overlap_is_a_dimension(tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["bench", "--families", "speech", "--hidden", "16", "--nodes", "4",
                         "--overlap", "dma", "--results", results], monkeypatch, capsys)
     assert rc == 1 and "--overlap: overlap dma is not supported" in err
+
+
+def test_each_reduce_scatter_is_reported(files, tmp_path, monkeypatch, capsys):
+    """overlap on never leaves a reduce-scatter blocking silently: rap cc and
+    rap train name each one, overlapped (during which update) or blocking
+    and why; --json lists them as overlap_collectives."""
+    net, pat = files
+    rc, out, err = rap(["cc", net, "-o", tmp_path / "a.img", "--nodes", 4, "--overlap", "on"],
+                       monkeypatch, capsys)
+    assert rc == 0, err
+    assert "the reduce-scatter of h runs during the update of h->y" in out
+    mom = tmp_path / "m.net"
+    mom.write_text(NET.replace("momentum 0;", "momentum 0.5;"))
+    js = tmp_path / "m.json"
+    rc, out, err = rap(["train", mom, "--data", pat, "--nodes", 4, "--overlap", "on",
+                        "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "the reduce-scatter of h stays blocking: with momentum: 20 - 4 x 5 < 12 x 4" in out
+    rep = json.loads(js.read_text())["overlap_collectives"]
+    assert rep == [{"layer": "h", "overlapped": False, "update": "h->y",
+                    "reason": "with momentum: 20 - 4 x 5 < 12 x 4 nodes "
+                              "(the fused chain is slower there)"}]
+    js_off = tmp_path / "off.json"
+    rc, out, err = rap(["train", mom, "--data", pat, "--nodes", 4, "--json", js_off],
+                       monkeypatch, capsys)
+    assert rc == 0 and "overlap_collectives" not in json.loads(js_off.read_text())
+    assert "reduce-scatter" not in out

@@ -248,7 +248,7 @@ CATALOGUE = {
         ["7:7: error: input layer 'z' does not lead to an output"]),
     'train_unknown': (
         B + 'train { epoch 3 }\n',
-        ["7:9: error: unknown training setting 'epoch' (expected rate, epochs, momentum, error, seed, init_scale, shuffle, alternate)"]),
+        ["7:9: error: unknown training setting 'epoch' (expected rate, epochs, momentum, error, seed, init_scale, shuffle, alternate, frames)"]),
     'train_twice': (
         B + 'train { epochs 3 }\ntrain { epochs 4 }\n',
         ["8:9: error: training setting 'epochs' is already set (at t.net:7:16)"]),

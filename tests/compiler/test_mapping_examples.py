@@ -27,8 +27,12 @@ from rapsim.compiler.train import random_patterns, train
 import backend
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
-NETS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(EXAMPLES, "*.net"))
-              if not p.endswith("mlp-common.net"))          # an include, not a net
+ALL_NETS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(EXAMPLES, "*.net"))
+                  if not p.endswith("mlp-common.net"))      # an include, not a net
+#: the examples whose description names a schedule other than lockstep
+#: (examples/pipeline.net, recurrent.net): test_scheduled_example below
+SCHEDULED = {"pipeline.net": "pipeline", "recurrent.net": "stream"}
+NETS = [n for n in ALL_NETS if n not in SCHEDULED]
 #: description parameters of an example (none needed: the speech MLP
 #: 234-512-61 trains 9 patterns in about a second)
 PARAMS: dict = {}
@@ -88,3 +92,33 @@ def test_example_maps_or_is_refused(name, mapping):
     assert sim.weights.max_difference(ref.model.weights) < 1e-5
     y_ref = evaluate(ref.model, tr, "train").outputs        # by the training net
     assert np.abs(sim.outputs[:len(tr)] - y_ref).max() < 1e-5
+
+
+@pytest.mark.parametrize("mapping", PRESETS)
+@pytest.mark.parametrize("name", sorted(SCHEDULED))
+def test_scheduled_example_maps_or_is_refused(name, mapping):
+    """An example with its own schedule under every mapping: refused with
+    the place of its schedule, or trained in agreement with the reference
+    of the schedule (compiler/pipeline_reference.py, compiler/frames.py)."""
+    from rapsim.compiler import frames
+    from rapsim.compiler.pipeline import apply_schedule
+    network = _net(name)
+    assert network.schedule == SCHEDULED[name]
+    try:
+        m = apply_schedule(network, resolve(network, 4, mapping,
+                                            batch=2 if mapping in ("data", "hybrid") else 1))
+    except MappingError as e:
+        assert mapping != "layers" and (mapping != "rows" or name == "pipeline.net"), str(e)
+        assert re.match(rf".*{re.escape(name)}:\d+:\d+: error: schedule ", str(e)), str(e)
+        return
+    tr, te = (PatternSet(r.inputs, r.targets) for r in (random_patterns(network, 9, 1),
+                                                         random_patterns(network, 3, 2)))
+    sim = train(network, tr, te, nodes=4, mapping=mapping, batch=m.batch)
+    assert sim.mapping["schedule"] == SCHEDULED[name]
+    if name == "pipeline.net":
+        ref = reference_train(network, tr, te, c30_activations=True, mapping=m)
+        assert sim.weights.max_difference(ref.model.weights) < 1e-5
+    else:
+        model, evals = frames.train(network, tr, te, c30_activations=True)
+        assert sim.weights.max_difference(model.weights) < 1e-5
+        assert np.abs(sim.frame_outputs - evals[-1]).max() < 1e-5

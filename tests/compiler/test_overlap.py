@@ -36,16 +36,21 @@ def _train(net, nodes, overlap, mapping=None):
     return train(net, data, nodes=nodes, overlap=overlap, mapping=mapping)
 
 
-@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
-def test_same_bits_as_blocking(nodes):
-    net = _net()
-    off, on = _train(net, nodes, "off"), _train(net, nodes, "on")
-    assert on.overlap == "ring" and off.overlap == "off"
+def _assert_same(off, on):
+    """The same weights, biases and outputs, bit for bit."""
     for k in off.weights.connects:
         assert np.array_equal(on.weights.connects[k], off.weights.connects[k]), k
     for k in off.weights.biases:
         assert np.array_equal(on.weights.biases[k], off.weights.biases[k]), k
     assert np.array_equal(on.outputs, off.outputs)
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
+def test_same_bits_as_blocking(nodes):
+    net = _net()
+    off, on = _train(net, nodes, "off"), _train(net, nodes, "on")
+    assert on.overlap == "ring" and off.overlap == "off"
+    _assert_same(off, on)
 
 
 def test_layers_mapping_same_bits():
@@ -80,11 +85,35 @@ def test_small_slices_keep_the_blocking_schedule():
     assert compile_network(small, 64, overlap="on").source.count("CALL    _ring_rs_mxout") == 1
 
 
-def test_momentum_keeps_the_blocking_schedule():
-    """The update with momentum (_mxoutm) has no overlapped form: overlap on
-    changes nothing there (docs/compiler.md)."""
+@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
+def test_momentum_same_bits_as_blocking(nodes, monkeypatch):
+    """With momentum the update runs the reduce-scatter too
+    (_ring_rs_mxoutm): the same bits as off.  The cost rule
+    (momentum_overlap_pays) is set aside here so that every node count runs
+    the fused form (on 4 nodes it never pays: the test of the rule is
+    below)."""
+    from rapsim.compiler import codegen
+    monkeypatch.setattr(codegen, "momentum_overlap_pays", lambda words, nodes: True)
     net = _net(momentum=0.5)
-    assert compile_network(net, 4, overlap="on").source == compile_network(net, 4).source
+    if nodes > 1:
+        assert compile_network(net, nodes, overlap="on").source.count(
+            "CALL    _ring_rs_mxoutm") == 2
+    _assert_same(_train(net, nodes, "off"), _train(net, nodes, "on"))
+
+
+def test_momentum_overlap_where_it_pays():
+    """The cost rule: words - 4 ceil(words / N) >= 12 N.  On 16 nodes h (300)
+    and g (260) pass; on 4 nodes (a quarter kept) and on 64 (the chain's
+    cost per node) neither does, and the program is the blocking one."""
+    from rapsim.compiler.codegen import momentum_overlap_pays
+    assert momentum_overlap_pays(512, 16) and momentum_overlap_pays(1024, 40)
+    assert not momentum_overlap_pays(512, 40) and not momentum_overlap_pays(512, 64)
+    assert not momentum_overlap_pays(4096, 4)
+    net = _net(momentum=0.5)
+    assert compile_network(net, 16, overlap="on").source.count("CALL    _ring_rs_mxoutm") == 2
+    for nodes in (4, 64):
+        assert compile_network(net, nodes, overlap="on").source == \
+            compile_network(net, nodes).source
 
 
 @pytest.mark.parametrize("mapping", ["data", "hybrid", "checkerboard"])

@@ -1,0 +1,457 @@
+"""The cost model of ``rap plan``: predicted cycles per training and per
+forward pattern of a network under a mapping, without simulating it.
+
+The model walks the program the compiler generates: it lowers the network
+for the mapping (:func:`rapsim.compiler.lower.lower`) and runs the code
+generator (:mod:`rapsim.compiler.codegen`) with an emitter that records,
+instead of only writing text, every instruction and every call with the
+values its argument registers hold on each node.  So every kernel call and
+collective the program makes per pattern has a cost, from the one table
+``rapsim.firmware.costs``; a routine missing there is a :class:`PlanError`,
+never zero.
+
+Timing, per section of the program (one pattern, a batch's update):
+
+* between two collectives every node runs its own calls and instructions:
+  the span costs the **largest** node's sum (the node with the most rows
+  sets the pace: load imbalance);
+* a collective (all-gather, reduce-scatter, all-reduce, the ring softmax,
+  the barrier) starts when the last node arrives and costs its machine time
+  (``COLLECTIVES``);
+* an instruction outside the kernels costs one cycle, a (non-delayed)
+  branch four (SPRU031 9.1: a standard branch empties the pipeline).
+
+Per pattern, by the mapping's schedule (lock-step, :data:`SCHEDULES`):
+``rows``, ``layers``, ``checkerboard``: the body of the pattern loop, once
+per pattern; ``data``: a step (every node one pattern) B times and the
+batch's update once, over N B patterns; ``hybrid``: a round (N patterns) B
+times and the update, over N B patterns.  A new schedule is one new entry
+there.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rapsim.errors import RapError
+from rapsim.firmware.costs import COLLECTIVES, KERNELS
+
+from .codegen import FLOAT_REGS, INT_REGS, Addr, Imm, Var, _Emitter, _Gen
+from .lower import lower
+from .mapping import PRESETS, MappingError, resolve
+
+
+class PlanError(RapError):
+    """The cost model cannot price a program (a routine without a cost
+    entry, an argument it cannot resolve)."""
+
+
+# -- recording the generated program --------------------------------------------------
+
+class _Recorder(_Emitter):
+    """The code generator's emitter, also recording events: ``("ins", op)``
+    and ``("call", fn, {register: value})`` (values as the generator passed
+    them: Imm, Addr, Var; None: computed at run time)."""
+
+    def __init__(self, nodes: int):
+        super().__init__(nodes)
+        self.events: list[tuple] = []
+        self.regs: dict = {}
+
+    def load(self, reg, v) -> None:
+        super().load(reg, v)
+        self.regs[reg] = v
+
+    def label(self, name: str) -> None:
+        super().label(name)
+        self.events.append(("label", name))
+
+    def ins(self, op: str, *operands: str, comment: str = "") -> None:
+        super().ins(op, *operands, comment=comment)
+        if op == "CALL":
+            self.events.append(("call", operands[0], dict(self.regs)))
+            self.regs = {}
+        else:
+            self.events.append(("ins", op, operands))
+            if operands:
+                self.regs.pop(operands[-1], None)
+
+
+class _PlanGen(_Gen):
+    def __init__(self, plan):
+        super().__init__(plan)
+        self.e = _Recorder(plan.nodes)
+        self.tables: dict[str, list[int]] = {}
+
+    def table(self, sym, offsets):
+        self.tables[sym] = list(offsets)
+        return super().table(sym, offsets)
+
+    def section(self, emit) -> list[tuple]:
+        """The events ``emit()`` generates."""
+        start = len(self.e.events)
+        emit()
+        return self.e.events[start:]
+
+
+def _one_pattern(g: _PlanGen, train: bool):
+    """A pass of the pattern loop: the inputs, the body, the loop's count."""
+    g.load_inputs()
+    g.pattern_body(None, train)
+    g.e.ins("SUBI", "1", "R4")
+    g.e.ins("BNZ", "pattern")
+
+
+def _lockstep(g: _PlanGen) -> dict:
+    """rows, checkerboard: one pattern per pass of the loop, every node
+    working on it."""
+    return {"train": [(1.0, g.section(lambda: _one_pattern(g, True)))],
+            "forward": [(1.0, g.section(lambda: _one_pattern(g, False)))]}
+
+
+def _groups(g: _PlanGen) -> dict:
+    """layers: as lock-step in training (the backward pass waits for the
+    upper groups' errors), but forward passes overlap at the all-gathers: a group
+    starts the next pattern while the groups above finish this one, so a
+    pattern costs the busiest node's work plus the collectives (the ring
+    softmax still waits for every node: its total goes round)."""
+    out = _lockstep(g)
+    out["forward"] = [(w, part, True) for w, part in out["forward"]]
+    return out
+
+
+def _data(g: _PlanGen) -> dict:
+    """data: a step is one pattern on every node; B steps, then the
+    batch's all-reduce and update, over N B patterns."""
+    n, b = g.n, g.p.mapping.batch
+    step = g.section(lambda: _one_pattern(g, True))
+    apply = g.section(g.apply_batch)
+    fwd = g.section(lambda: _one_pattern(g, False))
+    return {"train": [(1.0 / n, step), (1.0 / (n * b), apply)],
+            "forward": [(1.0 / n, fwd)]}
+
+
+def _hybrid(g: _PlanGen) -> dict:
+    """hybrid: a round is N patterns (one per node below the cut, every
+    node on each above it); B rounds, then the batch's update."""
+    n, b = g.n, g.p.mapping.batch
+    rnd = _repeat(g.section(lambda: g.hybrid_round("", train=True)), "upper", n)
+    apply = g.section(g.apply_batch)
+    fwd = _repeat(g.section(lambda: g.hybrid_round("t", train=False)), "tupper", n)
+    return {"train": [(w / n, part) for w, part in rnd] + [(1.0 / (n * b), apply)],
+            "forward": [(w / n, part) for w, part in fwd]}
+
+
+def _repeat(events: list, label: str, times: int) -> list:
+    """Split a section at the loop from ``label`` to its closing ``BNZ
+    label``: [(1, before), (times, the loop), (1, after)]."""
+    start = events.index(("label", label))
+    end = next(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1] == "BNZ"
+               and ev[2] == (label,)) + 1
+    return [(1, events[:start]), (times, events[start:end]), (1, events[end:])]
+
+
+#: the schedule of each mapping: how the sections of the program make a
+#: pattern (a new schedule, e.g. pipelined, is one new entry)
+SCHEDULES = {"rows": _lockstep, "layers": _groups, "checkerboard": _lockstep,
+             "data": _data, "hybrid": _hybrid}
+
+
+# -- pricing ---------------------------------------------------------------------------
+
+_REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram": "dram"}
+
+
+class _Pricer:
+    def __init__(self, g: _PlanGen, plan):
+        self.g, self.n = g, g.n
+        self.regions = {b.name: _REGION.get(b.region, "sram") for b in plan.buffers}
+        self.consts = {sym: expr for expr, sym in g.e.consts.items()}
+        mem = plan.memory
+        self.access = {"chip": 1 + mem.onchip_wait, "sram": 1 + mem.sram_wait,
+                       "dram": 1 + mem.dram_wait}
+
+    def _values(self, v) -> list:
+        """Per node: an int, or a symbol name (a pointer), or None."""
+        if v is None:
+            return [None] * self.n
+        if isinstance(v, Imm):
+            return [v.value] * self.n
+        if isinstance(v, Addr):
+            return [v.sym] * self.n
+        if isinstance(v, Var):
+            if v.sym in self.g.e.nv:
+                return [self._expr(x) for x in self.g.e.nv[v.sym]]
+            if v.sym in self.consts:
+                return [self._expr(self.consts[v.sym])] * self.n
+            return [v.sym] * self.n          # a host variable: a pointer it holds
+        raise PlanError(f"cannot resolve argument {v!r}")
+
+    @staticmethod
+    def _expr(text: str):
+        try:
+            return int(text)
+        except ValueError:
+            return text.split("+")[0].strip()
+
+    def region(self, v) -> str:
+        if isinstance(v, str):
+            return self.regions.get(v, "sram")      # .data words, host variables: SRAM
+        return "sram"                               # computed at run time (slots): SRAM
+
+    def kernel(self, fn: str, regs: dict) -> np.ndarray:
+        k = KERNELS[fn]
+        vals = [self._values(regs.get(r)) for r in INT_REGS[:len(k.args)]]
+        out = np.zeros(self.n)
+        for node in range(self.n):
+            a = {}
+            for name, vs in zip(k.args, vals):
+                v = vs[node]
+                a[name] = v if isinstance(v, int) else self.region(v)
+            for name in ("rows", "cols", "n", "first", "last"):
+                if name in a and not isinstance(a[name], int):
+                    raise PlanError(f"{fn}: its {name} is computed at run time; the cost "
+                                    f"model needs it known at compile time")
+            out[node] = k.cycles(a, self.access)
+        return out
+
+    def collective(self, fn: str, regs: dict) -> float:
+        c = COLLECTIVES[fn]
+        n = self.n
+        if fn == "_ring_barrier":
+            return c.cycles(0, 0, n, 1, False)
+        if fn == "_vsoftmax_ring":
+            sizes = [x for x in self._values(regs.get("AR4"))]
+            if not all(isinstance(s, int) for s in sizes):
+                raise PlanError(f"{fn}: its length is computed at run time")
+            return c.cycles(sum(sizes), max(sizes), n, 1, False)
+        table = regs.get("AR3")
+        if not isinstance(table, Addr) or table.sym not in self.g.tables:
+            raise PlanError(f"{fn}: its slice table is not known at compile time")
+        off = self.g.tables[table.sym]
+        x = self.region(self._values(regs.get("AR2"))[0])
+        V, s = off[-1], max(b - a for a, b in zip(off, off[1:]))
+        cycles = c.cycles(V, s, n, self.access[x], x == "chip")
+        if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
+            W = self.region(self._values(regs.get("AR4"))[0])
+            rows = self._values(regs.get("IR0"))
+            if not all(isinstance(r, int) for r in rows):
+                raise PlanError(f"{fn}: its rows are computed at run time")
+            cycles += KERNELS["_mxout"].cycles({"W": W, "d": "chip", "x": "chip",
+                                                "rows": max(rows), "cols": V}, self.access)
+        return cycles
+
+    def price(self, events, overlap: bool = False) -> tuple[float, dict]:
+        """Cycles of a section and their breakdown by routine (``inline``:
+        instructions outside the kernels).  ``overlap``: the nodes do not
+        wait for each other at the collectives (the forward passes of node
+        groups, which run different patterns between two collectives): the
+        section costs the busiest node's work plus the collectives; only
+        all-gathers overlap so)."""
+        if overlap and any(ev[0] == "call" and ev[1] in COLLECTIVES
+                           and ev[1] != "_ring_allgather" for ev in events):
+            overlap = False     # e.g. the ring softmax: every node waits for its total
+        total = 0.0
+        span = np.zeros(self.n)
+        spent: dict[str, np.ndarray] = {}
+        breakdown: dict[str, float] = {}
+
+        def close():
+            nonlocal total, span, spent
+            if not spent:
+                return 0.0
+            slowest = int(np.argmax(span))
+            for name, vec in spent.items():
+                breakdown[name] = breakdown.get(name, 0.0) + float(vec[slowest])
+            total += float(span[slowest])
+            span = np.zeros(self.n)
+            spent = {}
+
+        for ev in events:
+            if ev[0] == "label":
+                continue
+            if ev[0] == "ins":
+                op = ev[1]
+                c = 4 if op.startswith("B") and not op.endswith("D") else 1
+                span += c
+                spent.setdefault("inline", np.zeros(self.n))
+                spent["inline"] += c
+                continue
+            fn, regs = ev[1], ev[2]
+            if fn in COLLECTIVES:
+                if not (overlap and fn == "_ring_allgather"):
+                    close()
+                c = self.collective(fn, regs)
+                total += c
+                breakdown[fn] = breakdown.get(fn, 0.0) + c
+            elif fn in KERNELS:
+                vec = self.kernel(fn, regs)
+                span += vec
+                spent.setdefault(fn, np.zeros(self.n))
+                spent[fn] += vec
+            else:
+                raise PlanError(f"the cost model has no entry for {fn} "
+                                f"(rapsim/firmware/costs.py): cannot predict this program")
+        close()
+        return total, breakdown
+
+
+# -- predictions ------------------------------------------------------------------------
+
+@dataclass
+class Prediction:
+    """The predicted cost of one mapping of a network on N nodes."""
+    mapping: str
+    nodes: int
+    batch: int
+    train_cycles: float             # per training pattern
+    forward_cycles: float           # per forward pattern
+    connections: int
+    clock_mhz: float
+    train_breakdown: dict = field(default_factory=dict)
+    forward_breakdown: dict = field(default_factory=dict)
+    overlap: str = "off"            # the overlapped collectives ("off" or "ring")
+
+    @property
+    def label(self) -> str:
+        """The candidate's name in reports: the mapping, its batch, the
+        overlap when on."""
+        return (self.mapping + (f" batch {self.batch}" if self.mapping in ("data", "hybrid")
+                                else "") + (" overlap" if self.overlap != "off" else ""))
+
+    @property
+    def mcups(self) -> float:
+        return self.connections * self.clock_mhz / self.train_cycles if self.train_cycles else 0.0
+
+    @property
+    def mcps(self) -> float:
+        return (self.connections * self.clock_mhz / self.forward_cycles
+                if self.forward_cycles else 0.0)
+
+    def to_dict(self) -> dict:
+        return {"mapping": self.mapping, "nodes": self.nodes, "batch": self.batch,
+                "overlap": self.overlap,
+                "train_cycles_per_pattern": self.train_cycles,
+                "forward_cycles_per_pattern": self.forward_cycles,
+                "mcps": self.mcps, "mcups": self.mcups,
+                "train_breakdown": self.train_breakdown,
+                "forward_breakdown": self.forward_breakdown}
+
+
+def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
+            overlap: str | None = None) -> Prediction:
+    """The predicted cycles per pattern of ``network`` under ``mapping``
+    (a resolved :class:`~rapsim.compiler.mapping.Mapping`), with the
+    overlapped collectives ``overlap`` (the --overlap option, as
+    compile_network takes it; None: the description's).  Raises
+    LoweringError when the network does not fit, PlanError when a routine
+    has no cost entry, RapError for an overlap the mapping refuses."""
+    from .build import overlap_for
+    overlap = overlap_for(network, mapping, overlap)
+    plan = lower(network, mapping.nodes, memory, mapping)
+    plan.host_hooks = []
+    plan.overlap = overlap
+    g = _PlanGen(plan)
+    if getattr(mapping, "schedule", "lockstep") != "lockstep":
+        raise PlanError(f"the cost model has no entry for schedule {mapping.schedule} "
+                        f"(it prices the lockstep programs; compiler/plan.py SCHEDULES)")
+    schedule = SCHEDULES.get(mapping.name)
+    if schedule is None:
+        raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
+    g.prologue()
+    sections = schedule(g)
+    pricer = _Pricer(g, plan)
+    out = {}
+    for phase, parts in sections.items():
+        total, bd = 0.0, {}
+        for weight, events, *flags in parts:
+            t, b = pricer.price(events, bool(flags and flags[0]))
+            total += weight * t
+            for k, v in b.items():
+                bd[k] = bd.get(k, 0.0) + weight * v
+        out[phase] = (total, bd)
+    return Prediction(mapping.name, mapping.nodes, mapping.batch, out["train"][0],
+                      out["forward"][0], network.connections(), clock_mhz,
+                      out["train"][1], out["forward"][1], overlap)
+
+
+@dataclass
+class Refused:
+    mapping: str
+    reason: str
+
+
+#: the schedules of the collectives a candidate may take (compiler/overlap.py)
+OVERLAPS = ("off", "ring")
+
+
+def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
+             overlap: str | None = None, schedule: str | None = None):
+    """Every preset mapping of ``network`` on ``nodes`` nodes, each with
+    every overlap it takes (``overlap``: only that one; None: "off" and
+    "ring"), under the schedule ``schedule`` (--schedule; None: the
+    description's): the predictions ranked fastest training first, and the
+    refused candidates with their reasons."""
+    from .lower import LoweringError
+    from .pipeline import apply_schedule
+    ranked, refused = [], []
+    for name in PRESETS:
+        try:
+            m = apply_schedule(network, resolve(network, nodes, name,
+                                                batch if name in ("data", "hybrid") else 1),
+                               schedule)
+        except MappingError as e:
+            refused.append(Refused(name, str(e)))
+            continue
+        modes = OVERLAPS if overlap is None else (overlap,)
+        if nodes == 1 or name in ("data", "hybrid", "checkerboard"):
+            modes = [o for o in modes if o == "off"] or list(modes)
+        for o in modes:
+            try:
+                ranked.append(predict(network, m, memory, clock_mhz, o))
+            except (LoweringError, PlanError, RapError) as e:
+                refused.append(Refused(name + ("" if o == "off" else f" overlap {o}"), str(e)))
+                break           # the same reason for every overlap
+    ranked.sort(key=lambda p: p.train_cycles)
+    return ranked, refused
+
+
+def best_mapping(network, nodes: int, memory=None, batch: int = 1,
+                 overlap: str | None = None, schedule: str | None = None) -> str:
+    """The mapping ``rap plan`` ranks first among those that take the
+    overlap the program will be built with (``overlap``: the --overlap
+    option, else the description's) (``--mapping auto``)."""
+    from .build import overlap_for
+    from .mapping import rows
+    fixed = overlap_for(network, rows(network, nodes), overlap)
+    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed, schedule=schedule)
+    if not ranked:
+        raise PlanError("no mapping can run this network: "
+                        + "; ".join(f"{r.mapping}: {r.reason}" for r in refused))
+    return ranked[0].mapping
+
+
+def measure_point(network, config, mapping: str, batch: int = 1,
+                  warmup: int = 1, patterns: int = 2,
+                  overlap: str | None = None,
+                  schedule: str | None = None) -> tuple[float, float]:
+    """Simulated cycles per training and per forward pattern of ``network``
+    under ``mapping`` on ``config``, measured as ``rap bench`` measures a
+    point (docs/bench.md: the difference of a run of ``warmup`` and one of
+    ``warmup + patterns`` patterns per node-batch, fixed costs cancelled)."""
+    from .build import compile_network
+    from .train import measure, measurement_network
+    n = config.nodes
+    if mapping in ("data", "hybrid"):
+        warmup, patterns = warmup * n * batch, patterns * n * batch
+    mnet = measurement_network(network)
+    from .pipeline import apply_schedule
+    program = compile_network(mnet, n, config.memory, overlap=overlap,
+                              mapping=apply_schedule(mnet, resolve(mnet, n, mapping, batch),
+                                                     schedule))
+    runs = [measure(network, config, train_patterns=c, test_patterns=c, program=program)
+            for c in (warmup, warmup + patterns)]
+    perf = runs[1].performance - runs[0].performance
+    return (perf.train.cycles / max(perf.train.patterns, 1),
+            perf.evaluate.cycles / max(perf.evaluate.patterns, 1))

@@ -1,0 +1,108 @@
+"""``rap plan``: the predicted cost of every mapping of a network, ranked."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from rapsim.errors import RapError
+
+HELP = "predict the cycles per pattern of every mapping of a network and rank them"
+DESCRIPTION = """\
+Predict, without simulating, the cycles per training pattern and per forward
+pattern, MCPS and MCUPS of a network under every mapping the compiler
+accepts on a machine of N nodes (docs/plan.md): the cost model walks the
+program the compiler generates and prices every kernel call and ring
+collective from the firmware's cycle formulas (rapsim/firmware/costs.py).
+Every mapping is a candidate with overlap off and, for the mappings that
+take it (rows, layers), on (docs/compiler.md, "Overlapped collectives").
+Candidates are ranked by cycles per training pattern; the best is marked and
+is what 'rap cc/train --mapping auto' uses.  --check also compiles and
+simulates the top candidates and prints predicted against measured.
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from rapsim.commands.cc import params_argument
+    from rapsim.commands.run import add_machine_arguments
+    p.add_argument("network", help="network description (.net)")
+    p.add_argument("--batch", type=int, default=1, metavar="B",
+                   help="data and hybrid mappings: patterns per node between two all-reduces "
+                        "(default 1)")
+    p.add_argument("--json", metavar="FILE", help="also write the predictions as JSON")
+    p.add_argument("--check", action="store_true",
+                   help="compile and simulate the top candidates: predicted against measured")
+    p.add_argument("--top", type=int, default=3, metavar="K",
+                   help="with --check: how many of the ranked mappings to simulate (default 3)")
+    p.add_argument("--overlap", metavar="MODE", choices=("off", "on", "ring"),
+                   help="rank only the candidates built with this overlap (default: every "
+                        "mapping with overlap off and, where it applies, on)")
+    p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
+                   help="the schedule to plan (default: the description's, else lockstep; the "
+                        "model prices lockstep: other schedules are listed as refused)")
+    params_argument(p)
+    add_machine_arguments(p)
+
+
+def run(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from rapsim.commands.cc import load_network
+    from rapsim.commands.run import machine_config
+    from rapsim.compiler.plan import measure_point, plan_all
+    from rapsim.fileio import check_writable, write_file
+    if args.batch < 1:
+        raise RapError(f"--batch must be at least 1, not {args.batch}")
+    if args.top < 1:
+        raise RapError(f"--top must be at least 1, not {args.top}")
+    if args.json:
+        check_writable(args.json)
+    config = machine_config(args)
+    net = load_network(args.network, args.params, args.params_file)
+    mhz = config.clock_hz / 1e6
+    ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap,
+                               args.schedule)
+    con = Console()
+    t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
+                    f"predicted cost of every mapping (ranked by training)")
+    for col in ("", "mapping", "train cyc", "fwd cyc", "MCUPS", "MCPS",
+                "where a training pattern goes"):
+        t.add_column(col, justify="left" if col in ("", "mapping") or col.startswith("where")
+                     else "right")
+    for i, p in enumerate(ranked):
+        parts = sorted(p.train_breakdown.items(), key=lambda kv: -kv[1])[:3]
+        t.add_row("best" if i == 0 else "", p.label,
+                  f"{p.train_cycles:,.0f}", f"{p.forward_cycles:,.0f}", f"{p.mcups:.2f}",
+                  f"{p.mcps:.2f}", ", ".join(f"{k.lstrip('_')} {v / p.train_cycles:.0%}"
+                                              for k, v in parts))
+    con.print(t)
+    for r in refused:
+        con.print(f"refused: {r.mapping}: {r.reason}")
+    out = {"network": args.network, "nodes": config.nodes, "clock_mhz": mhz,
+           "best": ranked[0].mapping if ranked else None,
+           "ranked": [p.to_dict() for p in ranked],
+           "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused]}
+    if args.check and ranked:
+        c = Table(title="predicted against simulated cycles per pattern")
+        for col in ("mapping", "train predicted", "train simulated", "error",
+                    "forward predicted", "forward simulated", "error"):
+            c.add_column(col, justify="left" if col == "mapping" else "right")
+        checks = []
+        for p in ranked[:args.top]:
+            train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap,
+                                       schedule=args.schedule)
+            et, ef = p.train_cycles / train - 1, p.forward_cycles / fwd - 1
+            checks.append({"mapping": p.mapping, "overlap": p.overlap,
+                           "train_predicted": p.train_cycles,
+                           "train_simulated": train, "train_error": et,
+                           "forward_predicted": p.forward_cycles, "forward_simulated": fwd,
+                           "forward_error": ef})
+            c.add_row(p.label, f"{p.train_cycles:,.0f}", f"{train:,.0f}", f"{et:+.1%}",
+                      f"{p.forward_cycles:,.0f}", f"{fwd:,.0f}", f"{ef:+.1%}")
+        con.print(c)
+        out["check"] = checks
+    if args.json:
+        write_file(args.json, json.dumps(out, indent=1) + "\n")
+    if not ranked:
+        raise RapError("no candidate could be priced: every mapping is refused by the compiler "
+                       "or has a routine without a cost entry (reasons above)")
+    return 0

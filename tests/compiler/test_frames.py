@@ -1,0 +1,133 @@
+"""The streaming schedule (compiler/frames.py): frames with two state
+buffers a layer, cycles legal under it only, outputs logged every frame,
+and the local plasticities (Hebbian, L2, L1) against the numpy reference of
+the frame semantics on 1, 4, 16 and 64 nodes."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from backend import net, random_data
+from rapsim.compiler.frames import accuracy_by_offset, train as frames_train
+from rapsim.compiler.mapping import MappingError, resolve
+from rapsim.compiler.parser import parse_file
+from rapsim.compiler.pipeline import apply_schedule
+from rapsim.compiler.train import train
+from rapsim.errors import Diagnostics
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "recurrent.net")
+TOL = 1e-5
+
+#: two layers feeding each other (a cycle of two), a softmax output
+LOOP = """\
+layer x: input 3
+layer a: sigmoid 5 bias
+layer b: tanh 4
+layer o: softmax 3 bias
+connect x -> a full l2(rate=0.1, weight=0.2)
+connect a -> b full hebbian(rate=0.02)
+connect b -> a full hebbian(rate=0.01, decay=0.3)
+connect b -> o full l1(0.05, 0.02)
+net loop { input x  hidden a, b  output o  schedule stream }
+train { epochs 2  frames 3  error cross_entropy  seed 7  init_scale 0.4 }
+"""
+
+
+def _check(network, nodes, epochs=2):
+    tr, te = random_data(network, 5, 3), random_data(network, 3, 4)
+    model, evals = frames_train(network, tr, te, c30_activations=True, epochs=epochs)
+    sim = train(network, tr, te, nodes=nodes, epochs=epochs)
+    assert sim.mapping["schedule"] == "stream"
+    assert sim.weights.max_difference(model.weights) < TOL
+    assert sim.frame_outputs.shape == evals[-1].shape
+    assert np.abs(sim.frame_outputs - evals[-1]).max() < TOL
+    assert np.abs(sim.outputs - evals[-1][:, -1]).max() < TOL
+    want = accuracy_by_offset(network, evals[-1][:len(tr)], tr.targets)
+    assert sim.frames["accuracy_by_offset"]["train"] == want
+    return sim, model
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
+def test_recurrent_example_agrees_with_the_reference(nodes):
+    _check(parse_file(EXAMPLE), nodes)
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+def test_a_loop_of_two_with_softmax_agrees(nodes):
+    _check(net(LOOP), nodes)
+
+
+def test_plasticities_change_their_own_weights_only():
+    n = net(LOOP.replace(" l2(rate=0.1, weight=0.2)", ""))
+    sim, model = _check(n, 4, epochs=1)
+    from rapsim.compiler.reference import initial_weights
+    w0 = initial_weights(n)
+    assert np.array_equal(model.weights.connects["x->a"], w0.connects["x->a"])
+    assert sim.weights.max_difference(w0) > 1e-3       # the others moved
+    for b in ("a", "o"):
+        assert np.abs(sim.weights.biases[b] - w0.biases[b]).max() < 1e-7
+
+
+def test_frames_delay_the_answer():
+    """With fixed weights an output two connects from the input answers a
+    stimulus two frames after its onset: its first frame still shows the
+    stream before it."""
+    n = net(LOOP.replace(" l2(rate=0.1, weight=0.2)", "").replace(
+        " hebbian(rate=0.02)", "").replace(" hebbian(rate=0.01, decay=0.3)", "").replace(
+        " l1(0.05, 0.02)", "").replace("frames 3", "frames 4"))
+    sim, model = _check(n, 4, epochs=1)
+    out = sim.frame_outputs
+    assert np.abs(out[1:, 0] - out[:-1, -1]).max() < 0.2   # frame 1 ~ the previous pattern's
+    assert np.abs(out[:, 3] - out[:, 2]).max() < np.abs(out[:, 1] - out[:, 0]).max() + 1e-9
+
+
+def test_cycles_are_refused_under_the_other_schedules():
+    n = parse_file(EXAMPLE)
+    assert n.cycles and n.cycles[0][0] == "h -> h"
+    for name in ("lockstep", "pipeline"):
+        with pytest.raises(MappingError, match=rf"recurrent.net:\d+:\d+: error: the network has "
+                                               rf"a cycle: h -> h: cycles are legal under "
+                                               rf"schedule stream only, not {name}"):
+            apply_schedule(n, resolve(n, 4), name)
+    src = open(EXAMPLE).read().replace("schedule stream", "")
+    with pytest.raises(Diagnostics, match="the network has a cycle: h -> h"):
+        net(src)
+
+
+def test_plasticities_belong_to_stream():
+    src = """\
+layer x: input 2
+layer y: sigmoid 1
+connect x -> y full hebbian(rate=0.1)
+net n { input x  output y }
+"""
+    with pytest.raises(MappingError, match=r"t.net:3:\d+: error: connect x->y: hebbian\(\) is a "
+                                           r"local plasticity of schedule stream, not of "
+                                           r"lockstep"):
+        n = net(src)
+        apply_schedule(n, resolve(n, 1))
+
+
+@pytest.mark.parametrize("call,message", [
+    ("hebbian()", "hebbian() needs argument 'rate'"),
+    ("l2(rate=0.1)", "l2() needs argument 'weight'"),
+    ("l1(rate=-1, weight=1)", "l1(): rate must be a number of at least 0, not -1"),
+    ("hebbian(rate=1, decay=2)", "hebbian(): rate x decay above 1"),
+    ("hebbian(rate=1, gain=2)", "hebbian() has no argument 'gain'"),
+])
+def test_bad_plasticities(call, message):
+    with pytest.raises(Diagnostics, match=r"t.net:3:\d+: error: " + message.replace("(", r"\(")
+                       .replace(")", r"\)")):
+        net(f"layer x: input 2\nlayer y: sigmoid 1\nconnect x -> y full {call}\n"
+            f"net n {{ input x  output y  schedule stream }}\n")
+
+
+def test_bus_connects_are_refused():
+    src = LOOP.replace("layer b: tanh 4", "layer b: tanh 5").replace(
+        "connect a -> b full hebbian(rate=0.02)", "connect a -> b bus")
+    n = net(src)
+    with pytest.raises(MappingError, match=r"schedule stream: bus connect a->b: the frames "
+                                           r"run full connects only"):
+        apply_schedule(n, resolve(n, 4))
