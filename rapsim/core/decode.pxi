@@ -49,29 +49,69 @@ cdef inline uint8_t addressing_kind(const rap_imode_t* m) noexcept nogil:
     return am | (m.index << 4)
 
 
-cdef inline uint8_t fast_kind(int op, int nops) noexcept nogil:
-    """The fast path's handler of an operation (FK_*, state.pxi)."""
-    if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
-            or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
-            or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
-        return FK_INT2
-    if op == RAP_OP_LDI and nops == 2:
-        return FK_LDI
-    if op == RAP_OP_CMPI:
-        return FK_CMPI
-    if op == RAP_OP_BC:
-        return FK_BC
-    if op == RAP_OP_BCD:
-        return FK_BCD
-    if op == RAP_OP_STI:
-        return FK_STI
-    if op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
-        return FK_FLT2
-    if op == RAP_OP_CMPF:
-        return FK_CMPF
-    if op == RAP_OP_DBC or op == RAP_OP_DBCD:
-        return FK_DBC
-    return FK_GENERIC
+cdef int cond_true(uint32_t st, int c) noexcept nogil:
+    """Condition codes (guide 13.3, table 13-9).  Evaluated at decode only,
+    into Decoded.ctab (cond_holds below)."""
+    cdef int C = st & 1, V = (st >> 1) & 1, Z = (st >> 2) & 1, N = (st >> 3) & 1
+    cdef int UF = (st >> 4) & 1, LV = (st >> 5) & 1, LUF = (st >> 6) & 1
+    if c == 0:
+        return 1
+    if c == 1:
+        return C
+    if c == 2:
+        return C | Z
+    if c == 3:
+        return (not C) and (not Z)
+    if c == 4:
+        return not C
+    if c == 5:
+        return Z
+    if c == 6:
+        return not Z
+    if c == 7:
+        return N
+    if c == 8:
+        return N | Z
+    if c == 9:
+        return (not N) and (not Z)
+    if c == 10:
+        return not N
+    if c == 12:
+        return not V
+    if c == 13:
+        return V
+    if c == 14:
+        return not UF
+    if c == 15:
+        return UF
+    if c == 16:
+        return not LV
+    if c == 17:
+        return LV
+    if c == 18:
+        return not LUF
+    if c == 19:
+        return LUF
+    if c == 20:
+        return Z | UF
+    return 0
+
+
+cdef inline void cond_table(Decoded* d) noexcept nogil:
+    """Decoded.ctab: the truth of condition d.cond for each of the 128 values
+    of the flags it can test (ST bits 6-0: LUF LV UF N Z V C)."""
+    cdef uint32_t st
+    d.ctab[0] = 0
+    d.ctab[1] = 0
+    for st in range(128):
+        if cond_true(st, d.cond):
+            d.ctab[st >> 6] |= (<uint64_t>1) << (st & 63)
+
+
+cdef inline int cond_holds(Decoded* d, uint32_t st) noexcept nogil:
+    """Does the condition of d hold for status register st?  (Its truth table,
+    Decoded.ctab: one shift instead of the cases of table 13-9.)"""
+    return (d.ctab[(st >> 6) & 1] >> (st & 63)) & 1
 
 
 cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
@@ -198,7 +238,13 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                         d.addr_op[d.naddr] = i
                         d.naddr += 1
         d.base = base_cycles(d.timing)
-        d.fk = fast_kind(d.op, f.nops)
+        d.fh = fast_handler(d.op, f.nops)
+        d.fetch_only = d.naddr == 0 and not (d.uses & GRP_SP) and d.op != RAP_OP_IDLE
+        if f.cond_shift != 255:
+            cond_table(d)
+        else:
+            d.ctab[0] = ~(<uint64_t>0)      # no condition: always
+            d.ctab[1] = ~(<uint64_t>0)
         d.frg = RG_NONE
         d.valid = 1
         return 1

@@ -13,53 +13,6 @@
 # Nothing is changed before an access that may have to wait, so a waiting
 # instruction is simply tried again later (Node.pend_*).
 
-cdef inline int cond_true(uint32_t st, int c) noexcept nogil:
-    """Condition codes (guide 13.3, table 13-9)."""
-    cdef int C = st & 1, V = (st >> 1) & 1, Z = (st >> 2) & 1, N = (st >> 3) & 1
-    cdef int UF = (st >> 4) & 1, LV = (st >> 5) & 1, LUF = (st >> 6) & 1
-    if c == 0:
-        return 1
-    if c == 1:
-        return C
-    if c == 2:
-        return C | Z
-    if c == 3:
-        return (not C) and (not Z)
-    if c == 4:
-        return not C
-    if c == 5:
-        return Z
-    if c == 6:
-        return not Z
-    if c == 7:
-        return N
-    if c == 8:
-        return N | Z
-    if c == 9:
-        return (not N) and (not Z)
-    if c == 10:
-        return not N
-    if c == 12:
-        return not V
-    if c == 13:
-        return V
-    if c == 14:
-        return not UF
-    if c == 15:
-        return UF
-    if c == 16:
-        return not LV
-    if c == 17:
-        return LV
-    if c == 18:
-        return not LUF
-    if c == 19:
-        return LUF
-    if c == 20:
-        return Z | UF
-    return 0
-
-
 cdef inline uint32_t add24(uint32_t ar, int64_t delta) noexcept nogil:
     """ARn +/- delta in the 24-bit auxiliary-register arithmetic; the upper
     8 bits are kept (guide 6.3)."""
@@ -221,7 +174,6 @@ cdef struct Ctx:
     uint32_t pc
     uint32_t nextpc
     int64_t t_ring          # cycle of ring accesses
-    int base                # base cycles of the instruction's class
     int hostcall            # HOST_CALL was written
     Acc acc
     uint32_t ea[6]          # effective addresses of memory operands
@@ -229,36 +181,16 @@ cdef struct Ctx:
     int rgs[6]              # their regions
 
 
-cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_read,
-                        int64_t t_ring, int64_t dma_delay, int in_slot, int rpts_was) noexcept nogil:
-    """The end of an executed instruction, shared by step() and the fast path
-    (fast.pxi): its cycles and stall counters (timing.pxi), the register
-    groups it writes, and the next PC (delay slots, RPTS repetitions, RPTB
-    loops: guide 7.1)."""
+cdef inline void retire_next(Node* n, Ctx* c, int in_slot, int rpts_was) noexcept nogil:
+    """The end of an executed instruction after its cycles (shared by step()
+    and the fast path, through retire() or directly): the instruction count,
+    the register groups it writes (guide 8.2.2), and the next PC (delay
+    slots, RPTS repetitions, RPTB loops: guide 7.1)."""
     cdef Decoded* d = c.d
     cdef uint32_t pc = c.pc, v
-    cdef int occ, wait_part, conf_part, extra, ew
-    # -- cycles
-    occ = acc_cycles(&c.acc, &wait_part, &conf_part)
-    n.stall[SC_REGCONF] += stall_rc
-    if c.base > 1:
-        n.stall[SC_BRANCH] += c.base - 1
-    extra = occ - c.base
-    if extra > 0:
-        ew = wait_part if wait_part < extra else extra
-        n.stall[SC_MEMWAIT] += ew
-        n.stall[SC_BUSCONF] += extra - ew
-    n.stall[SC_RING_READ] += t_read - t
-    n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
-    n.cycle = t_ring + (occ if occ > c.base else c.base)
     n.instret += 1
-    if n.periph_on:
-        n.p.cpu_lost += dma_delay
-        periph_note_cpu(n, &c.acc, t_ring)
     if d.writes:
         note_group_writes(n, d.writes, n.cycle)
-
-    # -- next PC: delay slots, RPTS repetitions, RPTB loops (guide 7.1)
     if in_slot:
         n.dslots -= 1
         if n.dslots == 0 and n.dtaken:
@@ -285,6 +217,23 @@ cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_
     n.prev_pc = pc
     if c.hostcall:
         n.status = ST_HOSTCALL
+
+
+cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_read,
+                        int64_t t_ring, int64_t dma_delay, int in_slot, int rpts_was) noexcept nogil:
+    """The end of an executed instruction, shared by step() and the fast path
+    (fast.pxi): its cycles and stall counters (timing.pxi), then
+    retire_next()."""
+    cdef int occ, wait_part, conf_part
+    occ = acc_cycles(&c.acc, &wait_part, &conf_part)
+    n.stall[SC_REGCONF] += stall_rc
+    n.stall[SC_RING_READ] += t_read - t
+    n.stall[SC_RING_WRITE] += t_ring - dma_delay - t_read
+    charge_cycles(n, t_ring, c.d.base, occ, wait_part)
+    if n.periph_on:
+        n.p.cpu_lost += dma_delay
+        periph_note_cpu(n, &c.acc, t_ring)
+    retire_next(n, c, in_slot, rpts_was)
 
 
 cdef int step(Node* n) noexcept nogil:
@@ -477,7 +426,6 @@ cdef int step(Node* n) noexcept nogil:
     c.pc = pc
     c.nextpc = pc + 1
     c.t_ring = t_ring
-    c.base = d.base
     c.hostcall = 0
     err = execute_op(n, &c)
     if err:

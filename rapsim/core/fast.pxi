@@ -39,36 +39,53 @@ cdef inline bint plain_state(Node* n) noexcept nogil:
     return 1
 
 
-cdef int fast_step(Node* n) noexcept nogil:
+cdef inline int fast_step(Node* n) noexcept nogil:
     """Execute one instruction (or one RPTS repetition) of a node in the plain
-    state; the rare cases go to step().  Returns the node status."""
+    state; the rare cases go to step().  Returns the node status.  (Small,
+    so that it is inlined in run_node(): the instruction's look-up and the
+    fetch-only instructions; those with memory operands and RPTS
+    repetitions go on in fast_mem().)"""
     cdef Decoded* d
     cdef Decoded* page
-    cdef Opnd* o
-    cdef Ctx c
-    cdef uint32_t pc = n.pc, a
-    cdef uint32_t newar[6]
-    cdef int i, k, rg, frg = RG_NONE, err, in_slot
+    cdef uint32_t pc = n.pc
+    cdef int in_slot
     cdef int rpts_was = n.rpts
-    cdef int64_t t, stall_rc
 
     # -- the instruction: repeated by RPTS, or pre-decoded at pc
-    if rpts_was == 2:
-        d = &n.rpts_ins
-        pc = n.rpts_pc
-    else:
-        if rpts_was:
+    if rpts_was:
+        if rpts_was == 1:
             return step(n)              # RPTS's first fetch: the target's checks
-        page = n.dcache[pc >> DPAGE_BITS]
-        if page == NULL:
+        d = &n.rpts_ins
+        in_slot = n.dslots > 0
+        if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
             return step(n)
-        d = &page[pc & (DPAGE_WORDS - 1)]
-        if d.valid != 1 or d.frg >= RG_RINGIO:
-            return step(n)
-        frg = d.frg             # (pre-decoded where it was fetched: its region)
+        return fast_mem(n, d, n.rpts_pc, RG_NONE, in_slot, rpts_was)
+    page = n.dcache[pc >> DPAGE_BITS]
+    if page == NULL:
+        return step(n)
+    d = &page[pc & (DPAGE_WORDS - 1)]
+    if d.valid != 1 or d.frg >= RG_RINGIO:
+        return step(n)
     in_slot = n.dslots > 0
     if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
         return step(n)
+    if d.fetch_only:
+        return fast_fetch_only(n, d, pc, in_slot)
+    # (pre-decoded where it was fetched: d.frg is its region)
+    return fast_mem(n, d, pc, d.frg, in_slot, 0)
+
+
+cdef int fast_mem(Node* n, Decoded* d, uint32_t pc, int frg, int in_slot,
+                  int rpts_was) noexcept nogil:
+    """fast_step() for an instruction with memory operands, or a repetition
+    under RPTS (frg: the region it is fetched from, RG_NONE for a
+    repetition, which fetches nothing)."""
+    cdef Opnd* o
+    cdef Ctx c
+    cdef uint32_t a
+    cdef uint32_t newar[6]
+    cdef int i, k, rg, err
+    cdef int64_t t, stall_rc
 
     # -- decode: register conflicts, effective addresses (plain memory only;
     # nothing has been changed yet, so step() can still take over)
@@ -120,12 +137,59 @@ cdef int fast_step(Node* n) noexcept nogil:
     c.pc = pc
     c.nextpc = pc + 1
     c.t_ring = t
-    c.base = d.base
     c.hostcall = 0
-    err = execute_fast(n, &c)
+    err = d.fh(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
-    retire(n, &c, stall_rc, t, t, t, 0, in_slot, rpts_was)
+    retire_plain(n, &c, stall_rc, t, in_slot, rpts_was)
+    return n.status
+
+
+cdef inline void retire_plain(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int in_slot,
+                              int rpts_was) noexcept nogil:
+    """retire() for an instruction of the fast path: its accesses are plain
+    memory and start at t (no ring wait, no DMA delay: the node was in the
+    plain state), so only the register-conflict stall, the occupancy and
+    retire_next() remain.  (IDLE may turn the peripherals on: they are then
+    told of the instruction's accesses, as by retire().)"""
+    cdef int occ, wait_part, conf_part
+    occ = acc_cycles(&c.acc, &wait_part, &conf_part)
+    if stall_rc:
+        n.stall[SC_REGCONF] += stall_rc
+    charge_cycles(n, t, c.d.base, occ, wait_part)
+    if n.periph_on:
+        periph_note_cpu(n, &c.acc, t)
+    retire_next(n, c, in_slot, rpts_was)
+
+
+cdef inline int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) noexcept nogil:
+    """fast_step() for an instruction whose only memory access is its fetch
+    (Decoded.fetch_only: no memory operand, no stack, not IDLE; not an RPTS
+    repetition).  Its occupancy is that of the fetch alone (guide 8.2.3,
+    timing.pxi): none when the instruction cache serves it, else 1 + the
+    wait states of an external bus, 1 from an on-chip block (two accesses
+    per cycle) -- what acc_cycles() gives for that one access, without
+    counting it into an Acc."""
+    cdef Ctx c
+    cdef int frg = d.frg, occ = 1, w = 0, err
+    cdef int64_t t = n.cycle, stall_rc = 0
+    if d.uses:
+        stall_rc = conflict_stall(n, d.uses, t)
+        t += stall_rc
+        n.stall[SC_REGCONF] += stall_rc
+    n.acc_fetch[frg] += 1
+    if frg <= RG_DRAM and not cache_fetch(n, pc):
+        w = n.wait[frg]
+        occ = 1 + w
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.hostcall = 0              # (no memory operand: c.t_ring is not used)
+    err = d.fh(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+    charge_cycles(n, t, d.base, occ, w)
+    retire_next(n, &c, in_slot, 0)
     return n.status
 
 
@@ -233,7 +297,6 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     # -- the repetitions
     c.d = d
     c.pc = pc
-    c.base = 1
     c.hostcall = 0
     acc_clear(&c.acc)
     err = 0

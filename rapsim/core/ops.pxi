@@ -48,11 +48,11 @@ cdef inline void wflt(Node* n, int reg, F40 r, uint32_t fl) noexcept nogil:
     set_flags(n, fl, M_LOGIC)
 
 
-cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
-    """Write v to memory operand i (its address was checked in decode)."""
+cdef void store_special(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
+    """store_op() to a ring, host-call or peripheral register (out of line:
+    the rare case)."""
     cdef int rg = c.rgs[i]
     cdef uint32_t a = c.ea[i]
-    cdef uint32_t* p
     if rg == RG_RINGIO:
         if a == RAP_RING_DATA:
             ring_put(n.rout, v, c.t_ring)
@@ -62,12 +62,21 @@ cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
         elif a == RAP_HOST_CALL:
             c.hostcall = 1
             n.hostcall_addr = v & 0xFFFFFF
-    elif rg == RG_PERIPH:
-        periph_write(n, a, v, c.t_ring)
     else:
-        p = word_ptr(n, a, rg)
-        p[0] = v
-        invalidate_code(n, a)
+        periph_write(n, a, v, c.t_ring)
+    n.acc_write[rg] += 1
+    acc_add(n, &c.acc, rg)
+
+
+cdef inline void store_op(Node* n, Ctx* c, int i, uint32_t v) noexcept nogil:
+    """Write v to memory operand i (its address was checked in decode)."""
+    cdef int rg = c.rgs[i]
+    cdef uint32_t a = c.ea[i]
+    if rg >= RG_RINGIO:
+        store_special(n, c, i, v)
+        return
+    word_ptr(n, a, rg)[0] = v
+    invalidate_code(n, a)
     n.acc_write[rg] += 1
     acc_add(n, &c.acc, rg)
 
@@ -192,16 +201,19 @@ cdef inline void mpyf_par_addsubf(Node* n, Ctx* c, int sub) noexcept nogil:
     set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
 
 
-# --- operations with their own handler (Decoded.fk, FK_*: state.pxi) ----------
-# Called by execute_op() and, without its dispatch, by the fast path
-# (execute_fast below).
+# --- operations with their own fast-path handler (Decoded.fh, fast_handler below)
+# Called by execute_op() and, without its dispatch, by the fast path.
 
-cdef inline void op_int2(Node* n, Ctx* c, uint32_t st) noexcept nogil:
+cdef inline void op_int2(Node* n, Ctx* c, uint32_t st, int op) noexcept nogil:
     """ADDI SUBI ADDC SUBB ASH LSH MPYI AND ANDN OR XOR, general and
-    3-operand forms (guide 13.2): operand 1 (op) operand 0."""
+    3-operand forms (guide 13.2): operand 1 (op) operand 0.  (op is c.d.op;
+    the fast-path handlers pass it as a constant, so that the choice of the
+    operation is made by the compiler.)"""
     cdef Decoded* d = c.d
     cdef uint32_t fl = 0, mask = 0
-    cdef uint32_t r = int_op2(n, d.op, ival(n, c, 1), ival(n, c, 0), st, &fl, &mask)
+    # (operand 1 of the two-operand form is its destination register)
+    cdef uint32_t b = n.r[d.o[1].reg] if d.nops == 2 else ival(n, c, 1)
+    cdef uint32_t r = int_op2(n, op, b, ival(n, c, 0), st, &fl, &mask)
     wint(n, d.o[d.nops - 1].reg, r, fl, mask)
 
 
@@ -220,19 +232,20 @@ cdef inline void op_cmpi(Node* n, Ctx* c) noexcept nogil:
 
 cdef inline void op_bc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     """Bcond (standard): the next PC is the target when the condition holds."""
-    if cond_true(st, c.d.cond):
+    if cond_holds(c.d, st):
         c.nextpc = branch_target(n, c, 0)
 
 
 cdef inline void op_bcd(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     """BcondD: the branch is decided now, taken after three delay slots."""
-    delayed(n, branch_target(n, c, 0), cond_true(st, c.d.cond))
+    delayed(n, branch_target(n, c, 0), cond_holds(c.d, st))
 
 
-cdef inline void op_flt2(Node* n, Ctx* c) noexcept nogil:
-    """ADDF SUBF MPYF, general and 3-operand forms: operand 1 (op) operand 0."""
+cdef inline void op_flt2(Node* n, Ctx* c, int op) noexcept nogil:
+    """ADDF SUBF MPYF, general and 3-operand forms: operand 1 (op) operand 0
+    (op: as for op_int2)."""
     cdef uint32_t fl = 0
-    cdef F40 fr = flt_op(c.d.op, fval(n, c, 1), fval(n, c, 0), &fl)
+    cdef F40 fr = flt_op(op, fval(n, c, 1), fval(n, c, 0), &fl)
     wflt(n, c.d.o[c.d.nops - 1].reg, fr, fl)
 
 
@@ -250,11 +263,43 @@ cdef inline void op_dbc(Node* n, Ctx* c, uint32_t st) noexcept nogil:
     cdef uint32_t v = add24(n.r[d.o[0].reg], -1)
     cdef int take
     n.r[d.o[0].reg] = v
-    take = cond_true(st, d.cond) and ((<int32_t>(v << 8)) >> 8) >= 0
+    take = cond_holds(d, st) and ((<int32_t>(v << 8)) >> 8) >= 0
     if d.op == RAP_OP_DBCD:
         delayed(n, branch_target(n, c, 1), take)
     elif take:
         c.nextpc = branch_target(n, c, 1)
+
+
+cdef inline void op_flt1(Node* n, Ctx* c, int op) noexcept nogil:
+    """ABSF NEGF LDF (and LDFI as LDF): the one-source float operations."""
+    cdef uint32_t fl = 0
+    cdef F40 fb = fval(n, c, 0)
+    cdef F40 fr = flt_op(op, fb, fb, &fl)
+    wflt(n, c.d.o[c.d.nops - 1].reg, fr, fl)
+
+
+cdef inline void op_stf(Node* n, Ctx* c) noexcept nogil:
+    """STF src, dst (guide 13.2, STF): the register as a single."""
+    store_op(n, c, 1, fsingle(n, c.d.o[0].reg))
+
+
+cdef inline void op_br(Node* n, Ctx* c) noexcept nogil:
+    """BR and BRD: the target, now or after three delay slots."""
+    cdef Decoded* d = c.d
+    if d.timing == RAP_T_BRANCH_D:
+        delayed(n, <uint32_t>d.o[0].val, 1)
+    else:
+        c.nextpc = <uint32_t>d.o[0].val
+
+
+cdef inline void op_rpts(Node* n, Ctx* c) noexcept nogil:
+    """RPTS src (guide 7.1.1): RC, RS and RE set, RM on; the next fetch is
+    the instruction to repeat."""
+    n.r[RAP_REG_RC] = ival(n, c, 0)
+    n.r[RAP_REG_RS] = c.pc + 1
+    n.r[RAP_REG_RE] = c.pc + 1
+    n.r[RAP_REG_ST] |= ST_RM
+    n.rpts = 1
 
 
 cdef inline void op_sti(Node* n, Ctx* c) noexcept nogil:
@@ -274,7 +319,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
     if op == RAP_OP_ADDI or op == RAP_OP_SUBI or op == RAP_OP_ADDC or op == RAP_OP_SUBB \
             or op == RAP_OP_ASH or op == RAP_OP_LSH or op == RAP_OP_MPYI or op == RAP_OP_AND \
             or op == RAP_OP_ANDN or op == RAP_OP_OR or op == RAP_OP_XOR:
-        op_int2(n, c, st)
+        op_int2(n, c, st, op)
     elif op == RAP_OP_SUBRI or op == RAP_OP_SUBRB:
         r = int_ovm(n, isub(ival(n, c, 0), ival(n, c, 1),
                             (st & ST_C) if op == RAP_OP_SUBRB else 0, &fl), &fl)
@@ -318,16 +363,14 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         wint(n, dst, r, fl | nz_flags(r), M_ARITH)
     # ---- floating point ---------------------------------------------------
     elif op == RAP_OP_ADDF or op == RAP_OP_SUBF or op == RAP_OP_MPYF:
-        op_flt2(n, c)
+        op_flt2(n, c, op)
     elif op == RAP_OP_SUBRF:
         fr = faddsub(fval(n, c, 0), fval(n, c, 1), 1, &fl)
         wflt(n, dst, fr, fl)
     elif op == RAP_OP_CMPF:
         op_cmpf(n, c)
     elif op == RAP_OP_ABSF or op == RAP_OP_NEGF or op == RAP_OP_LDF or op == RAP_OP_LDFI:
-        fb = fval(n, c, 0)
-        fr = flt_op(RAP_OP_LDF if op == RAP_OP_LDFI else op, fb, fb, &fl)
-        wflt(n, dst, fr, fl)
+        op_flt1(n, c, RAP_OP_LDF if op == RAP_OP_LDFI else op)
     elif op == RAP_OP_NORM:
         fr = fnorm(fval(n, c, 0), &fl)      # (fl is set by the call: not in one expression)
         wflt(n, dst, fr, fl)
@@ -351,14 +394,14 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         n.r[dst] = fval(n, c, 0).m
     # ---- loads and stores, stack -----------------------------------------
     elif op == RAP_OP_STF or op == RAP_OP_STFI:
-        store_op(n, c, 1, fsingle(n, d.o[0].reg))
+        op_stf(n, c)
     elif op == RAP_OP_STI or op == RAP_OP_STII:
         op_sti(n, c)
     elif op == RAP_OP_LDFC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             write_f(n, dst, fval(n, c, 0))
     elif op == RAP_OP_LDIC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             write_reg(n, dst, ival(n, c, 0))
     elif op == RAP_OP_PUSH:
         return push(n, c, n.r[dst])
@@ -379,10 +422,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         pass
     # ---- program control -------------------------------------------------
     elif op == RAP_OP_BR:
-        if d.timing == RAP_T_BRANCH_D:
-            delayed(n, <uint32_t>d.o[0].val, 1)
-        else:
-            c.nextpc = <uint32_t>d.o[0].val
+        op_br(n, c)
     elif op == RAP_OP_BC:
         op_bc(n, c, st)
     elif op == RAP_OP_BCD:
@@ -395,13 +435,13 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
             return err
         c.nextpc = <uint32_t>d.o[0].val
     elif op == RAP_OP_CALLC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             err = push(n, c, c.pc + 1)
             if err:
                 return err
             c.nextpc = branch_target(n, c, 0)
     elif op == RAP_OP_RETSC or op == RAP_OP_RETIC:
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             err = pop(n, c, &v)
             if err:
                 return err
@@ -412,7 +452,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         # GIE is cleared, and restored if the condition is false (guide 13 TRAPcond)
         gie = st & ST_GIE
         n.r[RAP_REG_ST] &= ~ST_GIE
-        if cond_true(st, d.cond):
+        if cond_holds(d, st):
             err = push(n, c, c.pc + 1)
             if err:
                 return err
@@ -423,11 +463,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         else:
             n.r[RAP_REG_ST] |= gie
     elif op == RAP_OP_RPTS:
-        n.r[RAP_REG_RC] = ival(n, c, 0)
-        n.r[RAP_REG_RS] = c.pc + 1
-        n.r[RAP_REG_RE] = c.pc + 1
-        n.r[RAP_REG_ST] |= ST_RM
-        n.rpts = 1
+        op_rpts(n, c)
     elif op == RAP_OP_RPTB:
         n.r[RAP_REG_RS] = c.pc + 1
         n.r[RAP_REG_RE] = <uint32_t>d.o[0].val
@@ -543,28 +579,181 @@ cdef int exec_par_store(Node* n, Ctx* c, int op) noexcept nogil:
     return 0
 
 
-cdef inline int execute_fast(Node* n, Ctx* c) noexcept nogil:
-    """The fast path's execute stage: the operation's own handler (Decoded.fk,
-    chosen at decode) or, for the others, execute_op()."""
-    cdef int fk = c.d.fk
-    if fk == FK_INT2:
-        op_int2(n, c, n.r[RAP_REG_ST])
-    elif fk == FK_LDI:
-        op_ldi(n, c)
-    elif fk == FK_CMPI:
-        op_cmpi(n, c)
-    elif fk == FK_BC:
-        op_bc(n, c, n.r[RAP_REG_ST])
-    elif fk == FK_BCD:
-        op_bcd(n, c, n.r[RAP_REG_ST])
-    elif fk == FK_STI:
-        op_sti(n, c)
-    elif fk == FK_FLT2:
-        op_flt2(n, c)
-    elif fk == FK_CMPF:
-        op_cmpf(n, c)
-    elif fk == FK_DBC:
-        op_dbc(n, c, n.r[RAP_REG_ST])
-    else:
-        return execute_op(n, c)
+# --- the fast path's handlers (Decoded.fh) ---------------------------------------
+# One per operation, so that the fast path calls the operation's body with
+# no dispatch (an indirect call chosen at decode); the integer and float
+# two-operand handlers pass their operation as a constant to the shared body.
+
+cdef int fh_addi(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ADDI)
     return 0
+
+cdef int fh_subi(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_SUBI)
+    return 0
+
+cdef int fh_addc(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ADDC)
+    return 0
+
+cdef int fh_subb(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_SUBB)
+    return 0
+
+cdef int fh_ash(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ASH)
+    return 0
+
+cdef int fh_lsh(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_LSH)
+    return 0
+
+cdef int fh_mpyi(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_MPYI)
+    return 0
+
+cdef int fh_and(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_AND)
+    return 0
+
+cdef int fh_andn(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_ANDN)
+    return 0
+
+cdef int fh_or(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_OR)
+    return 0
+
+cdef int fh_xor(Node* n, Ctx* c) noexcept nogil:
+    op_int2(n, c, n.r[RAP_REG_ST], RAP_OP_XOR)
+    return 0
+
+cdef int fh_ldi(Node* n, Ctx* c) noexcept nogil:
+    op_ldi(n, c)
+    return 0
+
+cdef int fh_cmpi(Node* n, Ctx* c) noexcept nogil:
+    op_cmpi(n, c)
+    return 0
+
+cdef int fh_bc(Node* n, Ctx* c) noexcept nogil:
+    op_bc(n, c, n.r[RAP_REG_ST])
+    return 0
+
+cdef int fh_bcd(Node* n, Ctx* c) noexcept nogil:
+    op_bcd(n, c, n.r[RAP_REG_ST])
+    return 0
+
+cdef int fh_sti(Node* n, Ctx* c) noexcept nogil:
+    op_sti(n, c)
+    return 0
+
+cdef int fh_addf(Node* n, Ctx* c) noexcept nogil:
+    op_flt2(n, c, RAP_OP_ADDF)
+    return 0
+
+cdef int fh_subf(Node* n, Ctx* c) noexcept nogil:
+    op_flt2(n, c, RAP_OP_SUBF)
+    return 0
+
+cdef int fh_mpyf(Node* n, Ctx* c) noexcept nogil:
+    op_flt2(n, c, RAP_OP_MPYF)
+    return 0
+
+cdef int fh_cmpf(Node* n, Ctx* c) noexcept nogil:
+    op_cmpf(n, c)
+    return 0
+
+cdef int fh_dbc(Node* n, Ctx* c) noexcept nogil:
+    op_dbc(n, c, n.r[RAP_REG_ST])
+    return 0
+
+cdef int fh_ldf(Node* n, Ctx* c) noexcept nogil:
+    op_flt1(n, c, RAP_OP_LDF)
+    return 0
+
+cdef int fh_absf(Node* n, Ctx* c) noexcept nogil:
+    op_flt1(n, c, RAP_OP_ABSF)
+    return 0
+
+cdef int fh_negf(Node* n, Ctx* c) noexcept nogil:
+    op_flt1(n, c, RAP_OP_NEGF)
+    return 0
+
+cdef int fh_stf(Node* n, Ctx* c) noexcept nogil:
+    op_stf(n, c)
+    return 0
+
+cdef int fh_br(Node* n, Ctx* c) noexcept nogil:
+    op_br(n, c)
+    return 0
+
+cdef int fh_rpts(Node* n, Ctx* c) noexcept nogil:
+    op_rpts(n, c)
+    return 0
+
+cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
+    return 0                        # NOP: its operand's address (and ARn update) only
+
+
+cdef FastOp fast_handler(int op, int nops) noexcept nogil:
+    """The fast path's handler of an operation (Decoded.fh, set at decode):
+    its own for the most frequent operations of non-repeated code, else
+    execute_op()."""
+    if op == RAP_OP_ADDI:
+        return fh_addi
+    if op == RAP_OP_SUBI:
+        return fh_subi
+    if op == RAP_OP_ADDC:
+        return fh_addc
+    if op == RAP_OP_SUBB:
+        return fh_subb
+    if op == RAP_OP_ASH:
+        return fh_ash
+    if op == RAP_OP_LSH:
+        return fh_lsh
+    if op == RAP_OP_MPYI:
+        return fh_mpyi
+    if op == RAP_OP_AND:
+        return fh_and
+    if op == RAP_OP_ANDN:
+        return fh_andn
+    if op == RAP_OP_OR:
+        return fh_or
+    if op == RAP_OP_XOR:
+        return fh_xor
+    if op == RAP_OP_LDI and nops == 2:
+        return fh_ldi
+    if op == RAP_OP_CMPI:
+        return fh_cmpi
+    if op == RAP_OP_BC:
+        return fh_bc
+    if op == RAP_OP_BCD:
+        return fh_bcd
+    if op == RAP_OP_STI:
+        return fh_sti
+    if op == RAP_OP_ADDF:
+        return fh_addf
+    if op == RAP_OP_SUBF:
+        return fh_subf
+    if op == RAP_OP_MPYF:
+        return fh_mpyf
+    if op == RAP_OP_CMPF:
+        return fh_cmpf
+    if op == RAP_OP_DBC or op == RAP_OP_DBCD:
+        return fh_dbc
+    if op == RAP_OP_LDF:
+        return fh_ldf
+    if op == RAP_OP_ABSF:
+        return fh_absf
+    if op == RAP_OP_NEGF:
+        return fh_negf
+    if op == RAP_OP_STF:
+        return fh_stf
+    if op == RAP_OP_BR:
+        return fh_br
+    if op == RAP_OP_RPTS:
+        return fh_rpts
+    if op == RAP_OP_NOP:
+        return fh_nop
+    return execute_op

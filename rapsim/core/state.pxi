@@ -83,6 +83,17 @@ cdef enum:
     NDPAGES = 1 << (24 - 10)
 
 
+cdef struct Node
+cdef struct Ctx                     # what the execute stage of one instruction needs (execute.pxi)
+
+# The fast path's handler of an operation (Decoded.fh, chosen at decode by
+# fast_handler(), ops.pxi): the most frequent operations of non-repeated
+# code have their own, called straight from fast_step() (fast.pxi); the
+# others have execute_op(), the general dispatch.  execute_op() calls the
+# same operation bodies, so each operation's semantics is written once.
+ctypedef int (*FastOp)(Node* n, Ctx* c) noexcept nogil
+
+
 cdef struct Opnd:
     uint8_t kind        # RAP_K_*
     uint8_t reg         # register number; for indirect operands the AR index
@@ -126,25 +137,12 @@ cdef struct Decoded:
     uint8_t frg         # region it was fetched from (decoded_at; the fast path's fetch), else RG_NONE
     uint8_t src_mem     # bit i set: operand i's value is the word read from memory (DIR, IND, IND8)
     uint8_t src_imm     # bit i set: operand i's integer value is its field (SIMM, UIMM, DPIMM, ADDR24, TRAPN)
-    uint8_t fk          # FK_*: the fast path's handler for the operation, chosen at decode (ops.pxi)
+    uint8_t fetch_only  # its only memory access is its fetch (no memory operand, no stack, not
+                        # IDLE): the fast path's cycles come from the fetch region alone (fast.pxi)
+    uint64_t ctab[2]    # conditional forms: the truth of the condition for each value of the
+                        # ST flags C V Z N UF LV LUF (bit st & 127), filled at decode (cond_holds)
+    FastOp fh           # the fast path's handler of the operation (ops.pxi fast_handler)
     Opnd o[6]
-
-
-# The fast path's handler of an operation (Decoded.fk, set by decode_word):
-# the most frequent operations of non-repeated code get their own handler,
-# called straight from fast_step() (fast.pxi); execute_op() calls the same
-# handlers, so each operation's semantics is written once (ops.pxi).
-cdef enum:
-    FK_GENERIC = 0      # everything else: execute_op()'s dispatch
-    FK_INT2 = 1         # ADDI SUBI ADDC SUBB ASH LSH MPYI AND ANDN OR XOR (general and 3-operand)
-    FK_LDI = 2          # LDI (not LDP)
-    FK_CMPI = 3         # CMPI
-    FK_BC = 4           # Bcond (standard)
-    FK_BCD = 5          # BcondD (delayed)
-    FK_STI = 6          # STI
-    FK_FLT2 = 7         # ADDF SUBF MPYF (general and 3-operand)
-    FK_CMPF = 8         # CMPF
-    FK_DBC = 9          # DBcond, DBcondD
 
 
 cdef struct Link:

@@ -125,6 +125,24 @@ cdef inline int acc_cycles(Acc* a, int* wait_part, int* conflict_part) noexcept 
     return best
 
 
+cdef inline void charge_cycles(Node* n, int64_t t, int base, int occ, int wait_part) noexcept nogil:
+    """Charge an instruction whose accesses start at cycle t: it takes
+    max(base, occ) cycles; the cycles of its class beyond one are "branch"
+    stalls, the occupancy beyond the base "memory wait" (up to wait_part, the
+    wait states) and "bus conflict" stalls.  Shared by retire() (occ from
+    acc_cycles) and the fast path's fetch-only instructions (fast.pxi)."""
+    cdef int extra = occ - base, ew
+    if base > 1:
+        n.stall[SC_BRANCH] += base - 1
+    if extra > 0:
+        ew = wait_part if wait_part < extra else extra
+        n.stall[SC_MEMWAIT] += ew
+        n.stall[SC_BUSCONF] += extra - ew
+        n.cycle = t + occ
+    else:
+        n.cycle = t + base
+
+
 cdef inline int64_t conflict_stall(Node* n, int uses, int64_t t) noexcept nogil:
     """Cycles the decode of an instruction waits for register groups it uses."""
     cdef int64_t s = 0

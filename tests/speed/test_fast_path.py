@@ -46,8 +46,8 @@ def _program(body: str, ma: str, mb: str, count: int, ba: int, bb: int, ir: int)
             + "        ADDI 1, R7\n        SWI\n")
 
 
-def _run(src: str, limit: int | None, probed: bool, dram_wait: int) -> dict:
-    sim = Simulator(MachineConfig(memory=MemoryConfig(dram_wait=dram_wait)))
+def _run(src: str, limit: int | None, probed: bool, dram_wait: int, sram_wait: int = 0) -> dict:
+    sim = Simulator(MachineConfig(memory=MemoryConfig(dram_wait=dram_wait, sram_wait=sram_wait)))
     sim.load(build_text(src))
     for i in range(64):                                 # data, so that results differ per word
         sim.write(0x2000 + i, [0x3F800000 + (i << 16)])
@@ -74,8 +74,10 @@ def test_fast_path_equals_general_path(body, ma, mb, count, ba, bb, ir, limit, d
 
 
 # Non-repeated code: the operations with their own fast-path handler
-# (Decoded.fk, chosen at decode: integer and float two-operand forms, LDI,
-# CMPI, CMPF, STI, Bcond, DBcond), plus one that goes through execute_op.
+# (Decoded.fh, chosen at decode: integer and float two-operand forms, LDI,
+# CMPI, CMPF, STI, Bcond, DBcond, LDF, ABSF, NEGF, STF, NOP, BR, BRD, RPTS),
+# plus one that goes through execute_op; register, immediate and memory
+# operands (fetch-only instructions and the others).
 STRAIGHT = [
     "ADDI {i}, R{d}", "SUBI R{s}, R{d}", "AND {u}, R{d}", "XOR R{s}, R{d}", "MPYI R{s}, R{d}",
     "LSH {h}, R{d}", "ASH -{h}, R{d}", "ADDC R{s}, R{d}", "SUBB {i}, R{d}", "OR *AR0++, R{d}",
@@ -83,6 +85,9 @@ STRAIGHT = [
     "LDI {i}, R{d}", "LDI R{s}, AR2", "CMPI {i}, R{d}", "CMPI R{s}, R{d}", "STI R{s}, *AR1++",
     "ADDF R{s}, R{d}", "MPYF 1.5, R{d}", "SUBF *AR0++, R{d}", "MPYF3 R{s}, R{d}, R{e}",
     "CMPF R{s}, R{d}", "CMPF 0.5, R{d}", "NEGI R{s}, R{d}",
+    "LDF 1.5, R{d}", "LDF R{s}, R{d}", "LDF *AR0++, R{d}", "ABSF R{s}, R{d}", "NEGF *AR0++, R{d}",
+    "STF R{s}, *AR1++", "NOP", "NOP *AR0++", "RPTS {k}\n        ADDI 1, R{d}",
+    "BR {next}", "BRD {next}\n        ADDI 2, R{d}\n        NOP\n        LSH 1, R{s}",
 ]
 CONDS = ["Z", "NZ", "LT", "GE", "GT", "LE", "C", "NC", "V", "NV", "U"]
 
@@ -95,7 +100,8 @@ def _straight_code(draw):
     for j in range(count):
         op = draw(st.sampled_from(STRAIGHT)).format(
             i=draw(st.integers(-40, 40)), u=draw(st.integers(0, 300)), h=draw(st.integers(0, 31)), d=draw(st.integers(0, 7)),
-            s=draw(st.integers(0, 7)), e=draw(st.integers(0, 7)))
+            s=draw(st.integers(0, 7)), e=draw(st.integers(0, 7)), k=draw(st.integers(0, 3)),
+            next=f"L{j + 1}" if j + 1 < count else "Lend")
         lines.append(f"L{j}:    {op}")
         if draw(st.booleans()):
             target = f"L{j + 2}" if j + 2 < count else "Lend"
@@ -104,16 +110,20 @@ def _straight_code(draw):
     return "\n".join(lines)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(code=_straight_code(), passes=st.integers(1, 6), delayed=st.booleans(),
-       limit=st.one_of(st.none(), st.integers(1, 300)))
-def test_fast_path_handlers_equal_general_path(code, passes, delayed, limit):
+       limit=st.one_of(st.none(), st.integers(1, 300)), sram_wait=st.integers(0, 2),
+       cache=st.booleans())
+def test_fast_path_handlers_equal_general_path(code, passes, delayed, limit, sram_wait, cache):
+    """... with the code fetched from SRAM with 0-2 wait states, the
+    instruction cache on or off (guide 4.3: ST.CE)."""
     loop_back = ("        DBUD AR4, top\n        NOP\n        NOP\n        NOP\n" if delayed
                  else "        DBU AR4, top\n")
-    src = ("        .global start\nstart:\n" + _ld(0x2000, "AR0") + _ld(RAM1, "AR1")
+    src = ("        .global start\nstart:\n" + ("        OR 800h, ST\n" if cache else "")
+           + _ld(0x2000, "AR0") + _ld(RAM1, "AR1")
            + f"        LDI {passes - 1}, AR4\n"
            + "".join(f"        LDI {3 * r - 7}, R{r}\n" for r in range(8))
            + "top:\n" + code + "\n" + loop_back + "        SWI\n")
-    fast = _run(src, limit, False, 1)
+    fast = _run(src, limit, False, 1, sram_wait)
     assert fast["event"] != "error", fast["messages"]
-    assert fast == _run(src, limit, True, 1)
+    assert fast == _run(src, limit, True, 1, sram_wait)
