@@ -17,6 +17,7 @@ buffer fills, the run stops, or :meth:`Probes.drain` is called.
 from __future__ import annotations
 
 import tempfile
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -93,7 +94,11 @@ class Probes:
     """The breakpoints, watchpoints and trace sinks of one Simulator."""
 
     def __init__(self, sim):
-        self._sim = sim
+        # a weak proxy: a Simulator and its Probes would otherwise form a
+        # reference cycle, and a machine's node memory (megabytes per node)
+        # would wait for the cyclic garbage collector instead of being freed
+        # when the last reference goes
+        self._sim = weakref.proxy(sim)
         self.points: dict[int, Point] = {}
         self._next_id = 1
         self._sinks: list[tuple[Callable[[np.ndarray], None], frozenset[int], int, int]] = []
