@@ -94,11 +94,11 @@ class Probes:
     """The breakpoints, watchpoints and trace sinks of one Simulator."""
 
     def __init__(self, sim):
-        # a weak proxy: a Simulator and its Probes would otherwise form a
-        # reference cycle, and a machine's node memory (megabytes per node)
-        # would wait for the cyclic garbage collector instead of being freed
-        # when the last reference goes
-        self._sim = weakref.proxy(sim)
+        # a weak reference: a Simulator and its Probes would otherwise form a
+        # reference cycle, and a machine's node memory (megabytes per node,
+        # C memory the collector does not count) would wait for the cyclic
+        # garbage collector instead of being freed when the last reference goes
+        self._owner = weakref.ref(sim)
         self.points: dict[int, Point] = {}
         self._next_id = 1
         self._sinks: list[tuple[Callable[[np.ndarray], None], frozenset[int], int, int]] = []
@@ -111,6 +111,14 @@ class Probes:
         self._resume_pc: dict[int, int] = {}
 
     # -- points -------------------------------------------------------------------
+    @property
+    def _sim(self):
+        sim = self._owner()
+        if sim is None:
+            raise RuntimeError("the Simulator of these probes no longer exists: keep a "
+                               "reference to the Simulator while its probes are in use")
+        return sim
+
     def _nodes(self, node) -> frozenset[int] | None:
         if node is None:
             return None

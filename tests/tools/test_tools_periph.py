@@ -276,8 +276,9 @@ def test_small_trace_buffers_lose_no_dma_ring_record():
         recs = np.concatenate(chunks)
         return sorted(format_records(recs, Source(sim)))
     assert records(16) == records(21) == records(8192)
+    sim = sim_of(DMA_RING, 1)
     with pytest.raises(ValueError, match="at least 2"):
-        sim_of(DMA_RING, 1).probes.trace(lambda recs: None, capacity=1)
+        sim.probes.trace(lambda recs: None, capacity=1)
 
 
 def test_debugger_periph_usage_error_names_the_script_line(cwd, monkeypatch, capsys):
@@ -288,3 +289,20 @@ def test_debugger_periph_usage_error_names_the_script_line(cwd, monkeypatch, cap
     assert rc == 1 and "Traceback" not in cap.out + cap.err
     assert "node 0, cycle 0: GIE off" in cap.out
     assert "s.txt:2: error: usage: periph [node N]" in cap.out + cap.err
+
+
+def test_a_finished_simulator_is_freed_at_once_and_its_probes_say_so():
+    # no reference cycle between a Simulator and its probes: the machine's
+    # node memory goes with its last reference, not at the next collection
+    import gc
+    import weakref
+    gc.disable()
+    try:
+        sim = sim_of(DMA_RING, 1)
+        probes, alive = sim.probes, weakref.ref(sim)
+        del sim
+        assert alive() is None
+        with pytest.raises(RuntimeError, match="no longer exists"):
+            probes.trace(lambda recs: None)
+    finally:
+        gc.enable()
