@@ -16,6 +16,7 @@ from rapsim.asm.objfile import Image
 from rapsim.compiler.codegen import generate
 from rapsim.compiler.ir import Network
 from rapsim.compiler.lower import STACK_RESERVE, LoweringError, Plan, lower
+from rapsim.compiler.overlap import overlap_for
 from rapsim.errors import RapError
 from rapsim.memmap import MemoryConfig
 
@@ -108,23 +109,6 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     plan.host_hooks = list(host_hooks)
     plan.overlap = overlap
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
-
-
-def overlap_for(network: Network, mapping, option: str | None = None) -> str:
-    """The overlap a program is built with ("off" or "ring"): ``option``
-    (--overlap) or else the description's; refused for the mappings whose
-    collectives it does not apply to."""
-    from rapsim.compiler.overlap import resolve as resolve_overlap
-    overlap = resolve_overlap(network.overlap, option)
-    if overlap != "off" and mapping.schedule != "lockstep":
-        raise RapError(f"overlap {overlap} applies to schedule lockstep, not {mapping.schedule} "
-                       f"(its ticks and frames have their own exchanges: docs/compiler.md, "
-                       f"\"Schedules\")")
-    if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
-        raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
-                       f"{mapping.name} (its collectives are all-reduces of the weight changes "
-                       f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
-    return overlap
 
 
 def build_program(plan: Plan, source_of) -> Program:

@@ -270,7 +270,7 @@ def _schedule(desc: Description, errors: list):
 def _overlap(desc: Description, errors: list) -> str:
     """The net block's ``overlap on|off|ring|dma`` (rapsim.compiler.overlap;
     default off)."""
-    from .overlap import OVERLAPS
+    from .overlap import OVERLAPS, resolve
     value, at = "off", None
     for net in desc.nets[:1]:
         for role, names in net.entries:
@@ -282,14 +282,13 @@ def _overlap(desc: Description, errors: list) -> str:
             elif len(names) != 1 or names[0].text not in OVERLAPS:
                 errors.append((role.loc, f"overlap in a net block takes one of "
                                          f"{', '.join(OVERLAPS)}"))
-            elif names[0].text == "dma":
-                from .overlap import resolve
+            else:
                 try:
-                    resolve("dma")
+                    resolve(names[0].text)          # refuses the values not supported
                 except RapError as e:
                     errors.append((names[0].loc, str(e)))
-            else:
-                value, at = names[0].text, role.loc
+                else:
+                    value, at = names[0].text, role.loc
     return value
 
 

@@ -14,7 +14,12 @@ attribute, overridden by ``--overlap`` on ``rap cc``, ``rap train`` and
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rapsim.errors import RapError
+
+if TYPE_CHECKING:
+    from rapsim.compiler.ir import Network
 
 #: the values the attribute and the option take
 OVERLAPS = ("off", "on", "ring", "dma")
@@ -34,6 +39,22 @@ def resolve(written: str, option: str | None = None) -> str:
                        "against 887 on 40 nodes, more than it could hide; docs/compiler.md, "
                        "\"Open issues\"); use overlap on (ring) or off")
     return "ring" if name == "on" else name
+
+
+def overlap_for(network: Network, mapping, option: str | None = None) -> str:
+    """The overlap a program is built with ("off" or "ring"): ``option``
+    (--overlap) or else the description's; refused for the mappings whose
+    collectives it does not apply to."""
+    overlap = resolve(network.overlap, option)
+    if overlap != "off" and mapping.schedule != "lockstep":
+        raise RapError(f"overlap {overlap} applies to schedule lockstep, not {mapping.schedule} "
+                       f"(its ticks and frames have their own exchanges: docs/compiler.md, "
+                       f"\"Schedules\")")
+    if overlap != "off" and mapping.name in ("data", "hybrid", "checkerboard"):
+        raise RapError(f"overlap {overlap} applies to the rows and layers mappings, not "
+                       f"{mapping.name} (its collectives are all-reduces of the weight changes "
+                       f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
+    return overlap
 
 
 def report_lines(report: list[dict]) -> list[str]:

@@ -347,7 +347,7 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
     compile_network takes it; None: the description's).  Raises
     LoweringError when the network does not fit, PlanError when a routine
     has no cost entry, RapError for an overlap the mapping refuses."""
-    from .build import overlap_for
+    from .overlap import overlap_for
     overlap = overlap_for(network, mapping, overlap)
     plan = lower(network, mapping.nodes, memory, mapping)
     plan.host_hooks = []
@@ -422,7 +422,7 @@ def best_mapping(network, nodes: int, memory=None, batch: int = 1,
     """The mapping ``rap plan`` ranks first among those that take the
     overlap the program will be built with (``overlap``: the --overlap
     option, else the description's) (``--mapping auto``)."""
-    from .build import overlap_for
+    from .overlap import overlap_for
     from .mapping import rows
     fixed = overlap_for(network, rows(network, nodes), overlap)
     ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed, schedule=schedule)

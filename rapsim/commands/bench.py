@@ -355,8 +355,8 @@ def _schedules(text: str) -> list[str]:
 
 
 def _overlaps(text: str) -> list[str]:
-    from rapsim.compiler.overlap import resolve
-    out = _names(text, ("off", "on", "ring", "dma"),
+    from rapsim.compiler.overlap import OVERLAPS, resolve
+    out = _names(text, OVERLAPS,
                  lambda item: f"--overlap: {item!r} is unknown (rap bench sweeps off, on, ring)")
     for item in out:
         try:
