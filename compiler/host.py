@@ -35,6 +35,7 @@ import numpy as np
 from rapsim.compiler.build import Program
 from rapsim.compiler.codegen import SYS_TRAIN, TRAIN_EPOCH, TRAIN_TEST
 from rapsim.compiler.lower import STACK_RESERVE, LoweringError, Split
+from rapsim.asm.floatfmt import to_single
 from rapsim.compiler.reference import Weights, batches
 from rapsim.memmap import DRAM_BASE
 
@@ -74,7 +75,6 @@ def node_records(plan, inputs: np.ndarray) -> np.ndarray:
     input order; a binary layer as its index list (the count of active
     units, then their indices, ascending; padded with zeros to
     ``size + 1`` words, ``lower.record_words``)."""
-    from rapsim.asm.floatfmt import to_single
     net = plan.network
     out = np.zeros((len(inputs), plan.record_words), dtype=np.uint32)
     col = 0
@@ -116,6 +116,15 @@ class Mark:
 class EpochDecision:
     rate: float
     patterns: int
+    #: the rate as the C30 single the nodes get (converted once per epoch,
+    #: not at each node's call)
+    rate_word: np.ndarray | None = None
+
+
+def _u32(words) -> np.ndarray:
+    """Integer words (an order's -1 as 0xFFFFFFFF) as the uint32 array the
+    core writes, as :meth:`rapsim.machine.Simulator.write` makes them."""
+    return (np.asarray(words, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint32)
 
 
 class TrainingHost:
@@ -379,40 +388,45 @@ class TrainingHost:
     # -- the service ----------------------------------------------------------------------
     def serve(self, sim, node: int, args: list[int], extra: dict) -> int:
         op, epoch = args[0], args[1]
-        self.marks.append(Mark(node, op, epoch, sim.core.cycle(node), sim.core.counters(node),
-                               sim.core.link_words(node)))
-        sym = self.program.image.symbols
+        # the writes go to the core directly (journaled, sim.core): the
+        # addresses are the program's own, the words made here
+        core = sim.core
+        self.marks.append(Mark(node, op, epoch, core.cycle(node), core.counters(node),
+                               core.link_words(node)))
         if op == TRAIN_EPOCH:
             d = self.decisions.get(epoch)
             if d is None:
                 d = self._decide(sim, epoch)
                 self.decisions[epoch] = d
-            if d.patterns and self.by_patterns:
-                sim.write_floats(sym["hv_eta"], [d.rate], node=node)
-                batches, order = self._batches(self._order_words(epoch), node)
-                sim.write(self.addr["order"], order, node=node)
-                return batches
             if d.patterns:
-                sim.write_floats(sym["hv_eta"], [d.rate], node=node)
-                sim.write(self.addr["order"], self._order_words(epoch), node=node)
+                core.write(node, self._eta, d.rate_word)
+                if self.by_patterns:
+                    batches, order = self._batches(self._order_words(epoch), node)
+                    core.write(node, self.addr["order"], _u32(order))
+                    return batches
+                core.write(node, self.addr["order"], _u32(self._order_words(epoch)))
             return d.patterns
         if op == TRAIN_TEST:
             self.evaluated = True
             self._reset_logs(sim, node)
             if self.by_rounds:
                 order = self._rounds(node)
-                sim.write(self.addr["order"], order, node=node)
+                core.write(node, self.addr["order"], _u32(order))
                 return len(order)
             if self.by_patterns:
                 share = Split.even(self.eval_patterns, self.plan.nodes)
-                sim.write(self.addr["order"], np.arange(share.lo(node), share.lo(node)
-                                                        + share.rows(node)), node=node)
+                core.write(node, self.addr["order"],
+                           _u32(np.arange(share.lo(node), share.lo(node) + share.rows(node))))
                 return share.rows(node)
-            sim.write(self.addr["order"], self._eval_order_words(), node=node)
+            core.write(node, self.addr["order"], _u32(self._eval_order_words()))
             return self.eval_patterns
         from rapsim.daemon import DaemonError
         import errno
         raise DaemonError(errno.EINVAL, f"unknown TRAIN operation {op}")
+
+    @property
+    def _eta(self) -> int:
+        return self.program.image.symbols["hv_eta"]
 
     def _batches(self, order: np.ndarray, node: int) -> tuple[int, np.ndarray]:
         """The data mapping's share of an epoch for ``node``: the number of
@@ -438,11 +452,12 @@ class TrainingHost:
     def _reset_logs(self, sim, node: int) -> None:
         sym = self.program.image.symbols
         for name in self.plan.outputs:
-            sim.write(sym[f"hv_log_{name}"], [self.addr["log_" + name]], node=node)
+            sim.core.write(node, sym[f"hv_log_{name}"], _u32([self.addr["log_" + name]]))
 
     def _decide(self, sim, epoch: int) -> EpochDecision:
         outputs = self.read_outputs(sim) if epoch > 0 else None
         rate = float(self.decide(self.first_epoch + epoch, outputs))
         if rate > 0:
             self.rates.append(rate)
-        return EpochDecision(rate, len(self.train) if rate > 0 else 0)
+        return EpochDecision(rate, len(self.train) if rate > 0 else 0,
+                             np.asarray(to_single(np.array([rate])), dtype=np.uint32))

@@ -161,7 +161,7 @@ class HostDaemon:
             raise BadRequest(f"request block at 0x{addr:06X} is not in node memory")
         block = core.read(node, addr, BLOCK_WORDS)
         service = int(block[0])
-        args = [int(x) for x in block[3:8]]
+        args = block[3:8].tolist()             # (Python ints)
         self.calls += 1
         if service == 1:                       # EXIT
             return True, _s32(args[0])
