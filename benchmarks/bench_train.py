@@ -5,6 +5,8 @@ the simulator's speed on this real workload (simulated node-cycles per host
 second of the run, host calls included).
 
     python benchmarks/bench_train.py [PATTERNS]     print the table (default 16)
+    python benchmarks/bench_train.py --threads [PATTERNS]     40 nodes, 1 and 2 threads
+    python benchmarks/bench_train.py --breakdown [PATTERNS]   where a pattern's host time goes
     pytest benchmarks/bench_train.py --benchmark-only
 
 Each point is :func:`rapsim.compiler.train.measure`: one epoch of PATTERNS
@@ -66,6 +68,59 @@ def test_speech_mlp_40_nodes_threads(benchmark, threads):
     assert r["mcps"] > r["mcups"] > 0
 
 
+def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
+    """Where the host time of a training pattern goes (docs/performance.md,
+    "Where a training pattern's host time goes"): the run's host seconds
+    split into the host calls served in Python (the daemon, the training
+    host's TRAIN service, the journal) and the rest (the simulator core),
+    per training pattern; the simulated work per pattern (node-cycles,
+    instructions, ring words and ring waits) and host nanoseconds per
+    simulated instruction."""
+    net = parse_file(SPEECH)
+    served = {"seconds": 0.0, "calls": 0}
+
+    def instrument(sim):
+        serve = sim._serve
+
+        def timed(node):
+            t = time.perf_counter()
+            try:
+                return serve(node)
+            finally:
+                served["seconds"] += time.perf_counter() - t
+                served["calls"] += 1
+        sim._serve = timed          # (the instance's: Simulator._run calls self._serve)
+
+    res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
+                  test_patterns=patterns, threads=threads, instrument=instrument)
+    t = res.totals
+    per = res.performance.train.patterns
+    stalls = t["stalls"]
+    return {"nodes": nodes, "threads": threads, "patterns": per,
+            "host_s_per_pattern": res.host_seconds / per,
+            "core_s_per_pattern": (res.host_seconds - served["seconds"]) / per,
+            "hostcall_python_s_per_pattern": served["seconds"] / per,
+            "hostcalls_per_pattern": served["calls"] / per,
+            "hostcall_python_us_per_call": 1e6 * served["seconds"] / max(served["calls"], 1),
+            "node_cycles_per_pattern": res.cycles * nodes / per,
+            "instructions_per_pattern": t["instructions"] / per,
+            "ring_words_per_pattern": t["ring_words"] / per,
+            "ring_wait_fraction": (stalls["ring_read"] + stalls["ring_write"])
+            / (res.cycles * nodes),
+            "host_ns_per_instruction": 1e9 * (res.host_seconds - served["seconds"])
+            / t["instructions"]}
+
+
+def test_speech_mlp_40_nodes_breakdown(benchmark):
+    """The host time of a training pattern on 40 nodes split into the
+    simulator core and the host calls served in Python."""
+    r = benchmark.pedantic(breakdown, args=(40, 4), rounds=1, iterations=1)
+    benchmark.extra_info.update(r)
+    assert 0 < r["hostcall_python_s_per_pattern"] < r["host_s_per_pattern"]
+    assert r["core_s_per_pattern"] + r["hostcall_python_s_per_pattern"] == \
+        pytest.approx(r["host_s_per_pattern"])
+
+
 def threads_table(patterns: int, repeat: int = 3) -> None:
     """40 nodes, 1 and 2 threads alternated: the best host seconds per pattern."""
     best = {1: float("inf"), 2: float("inf")}
@@ -89,9 +144,26 @@ def main(patterns: int) -> None:
         sys.stdout.flush()
 
 
+def breakdown_table(patterns: int) -> None:
+    for threads in (1, 2):
+        b = breakdown(40, patterns, threads)
+        print(f"40 nodes, {threads} thread(s), {patterns} training patterns: "
+              f"{b['host_s_per_pattern']:.4f} host s/pattern = core "
+              f"{b['core_s_per_pattern']:.4f} + host calls in Python "
+              f"{b['hostcall_python_s_per_pattern']:.5f} ({b['hostcalls_per_pattern']:.0f} "
+              f"calls, {b['hostcall_python_us_per_call']:.0f} us each); per pattern "
+              f"{b['node_cycles_per_pattern']:.0f} node-cycles, "
+              f"{b['instructions_per_pattern']:.0f} instructions "
+              f"({b['host_ns_per_instruction']:.1f} host ns each), "
+              f"{b['ring_words_per_pattern']:.0f} ring words, ring waits "
+              f"{100 * b['ring_wait_fraction']:.1f}% of node-cycles")
+
+
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--threads"]
-    if "--threads" in sys.argv[1:]:
+    args = [a for a in sys.argv[1:] if a not in ("--threads", "--breakdown")]
+    if "--breakdown" in sys.argv[1:]:
+        breakdown_table(int(args[0]) if args else 8)
+    elif "--threads" in sys.argv[1:]:
         threads_table(int(args[0]) if args else 8)
     else:
         main(int(args[0]) if args else 16)

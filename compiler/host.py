@@ -162,6 +162,8 @@ class TrainingHost:
         self.decisions: dict[int, EpochDecision] = {}
         self.rates: list[float] = []
         self._orders: dict[int, np.ndarray] = {}
+        #: the (op, epoch) TRAIN calls whose replies are staged in the core
+        self._staged: set[tuple[int, int]] = set()
         plan = self.plan
         if not len(self.train):
             raise ValueError("there are no training patterns")
@@ -232,7 +234,7 @@ class TrainingHost:
             sim.write(sym["hv_phase_valid"], [start])
             sim.write(sym["hv_phase_test"], [start + self.valid_patterns])
         self.start_nets(sim)
-        sim.daemon.add_service(SYS_TRAIN, self.serve)
+        sim.daemon.add_service(SYS_TRAIN, self.serve, on_served=self._served)
 
     def start_nets(self, sim) -> None:
         """Several nets alternating per epoch: the net of the program's
@@ -387,39 +389,62 @@ class TrainingHost:
 
     # -- the service ----------------------------------------------------------------------
     def serve(self, sim, node: int, args: list[int], extra: dict) -> int:
+        """A TRAIN call of ``node`` (the daemon's service 12).  The first
+        node's call of each (op, epoch) also stages the other nodes' replies
+        in the core (:meth:`rapsim.daemon.HostDaemon.stage`): they are the
+        same whenever a node asks, so the core serves those calls on the
+        nodes' own threads, without stopping the machine (:meth:`_served`
+        notes them)."""
         op, epoch = args[0], args[1]
-        # the writes go to the core directly (journaled, sim.core): the
-        # addresses are the program's own, the words made here
         core = sim.core
+        if (op, epoch) in self._staged:     # staged, but the core could not serve it
+            core.drop_hostcall(node, SYS_TRAIN, op & 0xFFFFFFFF, epoch & 0xFFFFFFFF)
         self.marks.append(Mark(node, op, epoch, core.cycle(node), core.counters(node),
                                core.link_words(node)))
+        result, writes = self._reply(sim, node, op, epoch)
+        # the writes go to the core directly (journaled, sim.core): the
+        # addresses are the program's own, the words made here
+        for addr, words in writes:
+            core.write(node, addr, words)
+        if (op, epoch) not in self._staged and sim.daemon.stages(SYS_TRAIN):
+            self._staged.add((op, epoch))
+            for k in range(self.plan.nodes):
+                if k != node:
+                    sim.daemon.stage(sim, k, SYS_TRAIN, (op, epoch), *self._reply(sim, k, op, epoch))
+        return result
+
+    def _served(self, sim, node: int, args: list[int], counters: dict, link_words: int) -> None:
+        """A TRAIN call the core served from its staged reply: noted as
+        :meth:`serve` notes a call."""
+        self.marks.append(Mark(node, args[0], args[1], counters["cycles"], counters, link_words))
+
+    def _reply(self, sim, node: int, op: int, epoch: int) -> tuple[int, list]:
+        """The answer of ``node``'s TRAIN(op, epoch): the result and the
+        words to write [(address, uint32 words)]."""
         if op == TRAIN_EPOCH:
             d = self.decisions.get(epoch)
             if d is None:
                 d = self._decide(sim, epoch)
                 self.decisions[epoch] = d
-            if d.patterns:
-                core.write(node, self._eta, d.rate_word)
-                if self.by_patterns:
-                    batches, order = self._batches(self._order_words(epoch), node)
-                    core.write(node, self.addr["order"], _u32(order))
-                    return batches
-                core.write(node, self.addr["order"], _u32(self._order_words(epoch)))
-            return d.patterns
+            if not d.patterns:
+                return 0, []
+            eta = (self._eta, d.rate_word)
+            if self.by_patterns:
+                batches, order = self._batches(self._order_words(epoch), node)
+                return batches, [eta, (self.addr["order"], _u32(order))]
+            return d.patterns, [eta, (self.addr["order"], _u32(self._order_words(epoch)))]
         if op == TRAIN_TEST:
             self.evaluated = True
-            self._reset_logs(sim, node)
+            logs = self._log_words()
             if self.by_rounds:
                 order = self._rounds(node)
-                core.write(node, self.addr["order"], _u32(order))
-                return len(order)
+                return len(order), logs + [(self.addr["order"], _u32(order))]
             if self.by_patterns:
                 share = Split.even(self.eval_patterns, self.plan.nodes)
-                core.write(node, self.addr["order"],
-                           _u32(np.arange(share.lo(node), share.lo(node) + share.rows(node))))
-                return share.rows(node)
-            core.write(node, self.addr["order"], _u32(self._eval_order_words()))
-            return self.eval_patterns
+                order = np.arange(share.lo(node), share.lo(node) + share.rows(node))
+                return share.rows(node), logs + [(self.addr["order"], _u32(order))]
+            return self.eval_patterns, logs + [(self.addr["order"],
+                                                _u32(self._eval_order_words()))]
         from rapsim.daemon import DaemonError
         import errno
         raise DaemonError(errno.EINVAL, f"unknown TRAIN operation {op}")
@@ -449,10 +474,11 @@ class TrainingHost:
     def _eval_order_words(self) -> np.ndarray:
         return np.arange(self.eval_patterns)
 
-    def _reset_logs(self, sim, node: int) -> None:
+    def _log_words(self) -> list:
+        """The writes that start an evaluation pass's output logs."""
         sym = self.program.image.symbols
-        for name in self.plan.outputs:
-            sim.core.write(node, sym[f"hv_log_{name}"], _u32([self.addr["log_" + name]]))
+        return [(sym[f"hv_log_{name}"], _u32([self.addr["log_" + name]]))
+                for name in self.plan.outputs]
 
     def _decide(self, sim, epoch: int) -> EpochDecision:
         outputs = self.read_outputs(sim) if epoch > 0 else None

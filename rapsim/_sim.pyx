@@ -26,6 +26,7 @@ include "core/timing.pxi"
 include "core/ring.pxi"
 include "core/decode.pxi"
 include "core/periph.pxi"
+include "core/hostcall.pxi"
 include "core/execute.pxi"
 include "core/ops.pxi"
 include "core/fast.pxi"
@@ -136,6 +137,31 @@ cdef void reset_node(Node* n) noexcept nogil:
 MAX_HOSTCALL_CYCLES = 1 << 40
 
 
+cdef dict node_counters(Node* n):
+    """Every counter of a node (Machine.counters; a staged host call's copy
+    of the node, hostcall.pxi)."""
+    return {
+        "cycles": n.cycle,
+        "instructions": n.instret,
+        "stalls": {STALL_CAUSES[k]: n.stall[k] for k in range(NSTALL)},
+        "reads": {REGION_NAMES[k]: n.acc_read[k] for k in range(NREGION)},
+        "writes": {REGION_NAMES[k]: n.acc_write[k] for k in range(NREGION)},
+        "fetches": {REGION_NAMES[k]: n.acc_fetch[k] for k in range(NREGION)},
+        "cache": {"hits": n.cache_hits, "misses": n.cache_misses},
+        "ring": {"sent": n.ring_sent, "received": n.ring_received,
+                 "forwarded": n.ring_forwarded},
+        "host_calls": n.host_calls,
+        "periph": {
+            "dma_words": n.p.dma_words,
+            "cpu_lost_to_dma": n.p.cpu_lost,
+            "dma_lost_to_cpu": n.p.dma_lost,
+            "dma_ring_wait": n.p.dma_ring_wait,
+            "idle_cycles": n.p.idle_cycles,
+            "interrupts": {INTERRUPT_NAMES[k]: n.p.ints[k] for k in range(11)},
+        },
+    }
+
+
 cdef class Machine:
     """N simulated nodes joined by the ring (low level; see rapsim.machine)."""
     cdef Node* nodes
@@ -181,6 +207,7 @@ cdef class Machine:
         if self.nodes != NULL:
             for i in range(self.count):
                 self._free_probe(&self.nodes[i])
+                hostcall_clear(&self.nodes[i])
                 free_node_memory(&self.nodes[i])
             free(self.nodes)
         if self.links != NULL:
@@ -197,6 +224,7 @@ cdef class Machine:
         cdef int i
         for i in range(self.count):
             reset_node(&self.nodes[i])
+            hostcall_clear(&self.nodes[i])      # (staged replies were for the old run)
             self.nodes[i].pc = self.nodes[i].sram[0] & 0xFFFFFF if self.nodes[i].sram_words else 0
             link_reset(&self.links[i])
 
@@ -320,6 +348,10 @@ cdef class Machine:
             if o.ndim != 1 or sorted(o.tolist()) != list(range(self.count)):
                 raise ValueError("order must be a permutation of the nodes")
         nthreads = min(threads, self.count)
+        for i in range(self.count):
+            # a node stopped at a host call staged since (hostcall.pxi): served now
+            if self.nodes[i].status == ST_HOSTCALL and self.nodes[i].hc != NULL:
+                hostcall_staged(&self.nodes[i])
         while True:
             budget = slice_
             if nthreads > 1 and self._probe_any():
@@ -423,27 +455,97 @@ cdef class Machine:
 
     def counters(self, int i):
         """Every counter of node i."""
+        return node_counters(self._node(i))
+
+    # -- staged host-call replies (core/hostcall.pxi) ------------------------------
+    def stage_hostcall(self, int i, uint32_t service, uint32_t arg0, uint32_t arg1,
+                       uint32_t result, writes):
+        """Answer node i's next host call asking exactly (service, arg0,
+        arg1) on the node's own thread, without stopping the machine: write
+        ``writes`` ([(address, uint32 words), ...]) into its memory, then
+        ``result`` and errno 0 into the request block, and charge the host
+        call's cycles, as the daemon and finish_hostcall() would.  Used
+        once; a call the core cannot serve so (a probe, an active
+        peripheral, memory that is not plain) stops the node as before."""
         cdef Node* n = self._node(i)
-        return {
-            "cycles": n.cycle,
-            "instructions": n.instret,
-            "stalls": {STALL_CAUSES[k]: n.stall[k] for k in range(NSTALL)},
-            "reads": {REGION_NAMES[k]: n.acc_read[k] for k in range(NREGION)},
-            "writes": {REGION_NAMES[k]: n.acc_write[k] for k in range(NREGION)},
-            "fetches": {REGION_NAMES[k]: n.acc_fetch[k] for k in range(NREGION)},
-            "cache": {"hits": n.cache_hits, "misses": n.cache_misses},
-            "ring": {"sent": n.ring_sent, "received": n.ring_received,
-                     "forwarded": n.ring_forwarded},
-            "host_calls": n.host_calls,
-            "periph": {
-                "dma_words": n.p.dma_words,
-                "cpu_lost_to_dma": n.p.cpu_lost,
-                "dma_lost_to_cpu": n.p.dma_lost,
-                "dma_ring_wait": n.p.dma_ring_wait,
-                "idle_cycles": n.p.idle_cycles,
-                "interrupts": {INTERRUPT_NAMES[k]: n.p.ints[k] for k in range(11)},
-            },
-        }
+        parts = []
+        for addr, words in writes:
+            w = np.ascontiguousarray(words, dtype=np.uint32).reshape(-1)
+            parts.append(np.array([addr, w.size], dtype=np.uint32))
+            parts.append(w)
+        cdef cnp.ndarray[cnp.uint32_t, ndim=1] buf = np.ascontiguousarray(
+            np.concatenate(parts) if parts else np.zeros(1, dtype=np.uint32), dtype=np.uint32)
+        if hostcall_stage(n, service, arg0, arg1, result, &buf[0],
+                          buf.shape[0] if parts else 0) != 0:
+            raise MemoryError("cannot stage a host-call reply")
+
+    def drop_hostcall(self, int i, uint32_t service, uint32_t arg0, uint32_t arg1):
+        """Forget node i's staged reply to (service, arg0, arg1), if any (the
+        daemon served that call)."""
+        cdef HcNode* h = <HcNode*>self._node(i).hc
+        cdef int k
+        if h != NULL:
+            for k in range(h.nreplies):
+                r = &h.replies[k]
+                if not r.used and r.key[0] == service and r.key[1] == arg0 and r.key[2] == arg1:
+                    r.used = 1
+
+    def hostcall_served(self, int i):
+        """The host calls of node i served from staged replies since the last
+        look, in order: [(service, arg0, arg1, result, [(address, words),
+        ...], the node's counters at the call, its output link's words
+        then, the request block's address)]; used and dropped replies are
+        forgotten."""
+        cdef HcNode* h = <HcNode*>self._node(i).hc
+        cdef HcReply* r
+        cdef HcServed* s
+        cdef uint32_t* p
+        cdef int k, j
+        out = []
+        if h == NULL:
+            return out
+        for k in range(h.nserved):
+            s = &h.served[k]
+            r = &h.replies[s.reply]
+            writes = []
+            p = r.buf
+            while p < r.buf + r.buflen:
+                writes.append((p[0], np.array(<uint32_t[:p[1]]>(p + 2), dtype=np.uint32)
+                               if p[1] else np.zeros(0, dtype=np.uint32)))
+                p += 2 + p[1]
+            out.append((r.key[0], r.key[1], r.key[2], r.result, writes,
+                        node_counters(&s.snap), s.link_words, s.snap.hostcall_addr))
+        h.nserved = 0
+        j = 0
+        for k in range(h.nreplies):
+            if h.replies[k].used:
+                free(h.replies[k].buf)
+            else:
+                h.replies[j] = h.replies[k]
+                j += 1
+        h.nreplies = j
+        return out
+
+    def hostcalls_served(self):
+        """[(node, call), ...]: hostcall_served() of every node that has
+        served a staged reply since the last look, in node order."""
+        cdef int i
+        cdef HcNode* h
+        out = []
+        for i in range(self.count):
+            h = <HcNode*>self.nodes[i].hc
+            if h != NULL and h.nserved:
+                out += [(i, call) for call in self.hostcall_served(i)]
+        return out
+
+    def staged_hostcalls(self, int i):
+        """How many staged replies of node i wait for their call."""
+        cdef HcNode* h = <HcNode*>self._node(i).hc
+        cdef int k, m = 0
+        if h != NULL:
+            for k in range(h.nreplies):
+                m += not h.replies[k].used
+        return m
 
     def periph_state(self, int i):
         """Node i's on-chip peripherals as the CPU would read them now: every

@@ -140,16 +140,55 @@ class HostDaemon:
         self.calls = 0
         #: services added by a host program (:meth:`add_service`)
         self.extra_services: dict[int, Callable] = {}
+        #: what a host program is told of its calls served from staged replies
+        self._on_served: dict[int, Callable] = {}
 
-    def add_service(self, number: int, handler: Callable) -> None:
+    def add_service(self, number: int, handler: Callable,
+                    on_served: Callable | None = None) -> None:
         """Serve ``number`` with ``handler(sim, node, args, extra) -> result``
         (``args``: arg0..arg4; ``extra``: {word offset: value} to write into
         the block besides the result; raise :class:`DaemonError` to fail the
         call with an error number).  The training host (``rap train``) serves
-        TRAIN (12) this way; docs/syscalls.md."""
+        TRAIN (12) this way; docs/syscalls.md.  ``on_served(sim, node, args,
+        counters, link_words)``: told of each call of this service the core
+        served from a reply staged with :meth:`stage`."""
         if number in SERVICES:
             raise ValueError(f"service {number} is the daemon's own ({SERVICES[number]})")
         self.extra_services[number] = handler
+        if on_served is not None:
+            self._on_served[number] = on_served
+        else:
+            self._on_served.pop(number, None)
+
+    def stage(self, sim, node: int, service: int, args: tuple[int, int], result: int,
+              writes: list) -> None:
+        """Answer ``node``'s next call of ``service`` with arg0, arg1 =
+        ``args`` in the core, without stopping the machine: ``writes``
+        ([(address, uint32 words)]) into node memory, then ``result`` (errno
+        0), as this daemon would (rapsim/core/hostcall.pxi).  For a host
+        program whose answer to that call is already decided (the training
+        host's TRAIN calls); the service must have been added with
+        ``on_served`` (:meth:`add_service`), which is told of every call so
+        served.  If the core cannot serve it so, the call comes to
+        :meth:`serve` as any other."""
+        if service not in self._on_served:
+            raise ValueError(f"service {service} was not added with on_served: "
+                             "its staged calls would go unnoticed")
+        sim.core.stage_hostcall(node, service, args[0] & 0xFFFFFFFF, args[1] & 0xFFFFFFFF,
+                                result & 0xFFFFFFFF, writes)
+
+    def stages(self, service: int) -> bool:
+        """Whether ``service`` may be answered by staged replies (it was
+        added with ``on_served``)."""
+        return service in self._on_served
+
+    def served(self, sim, node: int, service: int, args: list[int], counters: dict,
+               link_words: int) -> None:
+        """A call the core served from a staged reply (:meth:`stage`):
+        counted, and told to the host program with the node's counters and
+        its output link's words at the call."""
+        self.calls += 1
+        self._on_served[service](sim, node, args, counters, link_words)
 
     # -- the request block ------------------------------------------------------
     def serve(self, sim, node: int) -> tuple[bool, int]:

@@ -269,6 +269,7 @@ class Simulator:
     def _run(self, limit, every, stop, quantum, order, sampler, t0, threads) -> RunResult:
         while True:
             event, who = self._raw.run(stop, quantum, order, threads)
+            self._collect_staged()
             if event == "probe":
                 hit = self.probes.stopped(who)
                 if hit is None:
@@ -344,6 +345,7 @@ class Simulator:
                     why = same_stop(core, stop)
                     if why is None:
                         past = []
+                        self.journal.keep_replayed(self.journal.left)
                         if self.probes.overflowed:
                             res.messages.append(
                                 f"note: the trace holds the instructions as run, also those "
@@ -395,6 +397,19 @@ class Simulator:
                 break
         return res
 
+    def _collect_staged(self) -> None:
+        """The host calls the core served from staged replies
+        (rapsim/core/hostcall.pxi; :meth:`HostDaemon.stage`) since the last
+        look, recorded as the daemon's: in the journal and by the daemon
+        (its count, the host program's notes)."""
+        served = self._raw.hostcalls_served()
+        for node, (service, a0, a1, result, writes, counters, link_words, block) in served:
+            changes = [("core", "write", (node, addr, words), {}) for addr, words in writes]
+            changes.append(("core", "write", (node, block + 1,
+                                              np.array([result, 0], dtype=np.uint32)), {}))
+            self.journal.served(node, changes, counters["cycles"])
+            self.daemon.served(self, node, service, [a0, a1], counters, link_words)
+
     def _serve(self, node: int) -> str | None:
         """Serve the host call of a node (it goes on, or has exited); the error
         report if the daemon cannot read its request block (the node stops)."""
@@ -423,6 +438,7 @@ class Simulator:
         instruction triggered is left in ``self.step_stop`` (else None)."""
         self.probes.before_run()
         status = self.core.step(node)
+        self._collect_staged()
         self.step_stop = self.probes.stopped(node) if self.core.probed(node) else None
         if status == "hostcall":
             self._serve(node)

@@ -51,6 +51,11 @@ READ_ONLY = frozenset({
     # is not re-executed
     "probe_trace", "probe_set", "probe_skip", "probe_hit", "probe_drain", "probe_dropped",
     "probe_off", "probed",
+    # staged host-call replies (rapsim/core/hostcall.pxi): a staged reply is
+    # served exactly as the daemon would serve the call, and each call served
+    # so is recorded (Journal.served); a re-run serves them from the journal
+    "stage_hostcall", "drop_hostcall", "hostcall_served", "hostcalls_served",
+    "staged_hostcalls",
 })
 #: methods that change the machine's state in a way a journal can replay:
 #: recorded (with a copy of their arguments) before the first run and
@@ -84,6 +89,10 @@ class HostCall:
     exited: bool = False
     status: int = 0
     refused: bool = False
+    #: the node's cycle at the call if the core served it from a staged
+    #: reply (it did not stop the machine: it may lie past a later stop's
+    #: horizon); None for a call the daemon served
+    cycle: int | None = None
 
 
 class Journal:
@@ -106,6 +115,9 @@ class Journal:
         self.ran = False                # a run has started: no more setup
         self._call: HostCall | None = None
         self._quiet = 0
+        #: after a re-run (rerun): per node, the calls of the run it did not
+        #: make (keep_replayed drops them once the re-run's machine is taken)
+        self.left: dict[int, int] = {}
 
     def _charge(self, words: int) -> bool:
         self.words += words + RECORD_WORDS
@@ -184,6 +196,20 @@ class Journal:
             self._call.exited, self._call.status, self._call.refused = exited, status, refused
             self._call = None
             self._charge(0)
+
+    def served(self, node: int, changes: list, cycle: int) -> None:
+        """A host call the core served from a staged reply at ``cycle``
+        (rapsim/core/hostcall.pxi), with the core writes it made."""
+        if self.broken is None and self._charge(sum(c[2][2].size for c in changes)):
+            self.calls.setdefault(node, []).append(HostCall(list(changes), cycle=cycle))
+
+    def keep_replayed(self, left: dict) -> None:
+        """After a re-run to a stop: forget the calls it did not make
+        (``left``: per node, how many of its last calls; served from staged
+        replies past the stop's horizon, so not made by the machine now)."""
+        for node, count in left.items():
+            if count:
+                del self.calls[node][-count:]
 
     def abort_call(self, why: str) -> None:
         """A host call ended in an exception: the run ends without it."""
@@ -302,9 +328,12 @@ def rerun(sim, journal: Journal, stop: StopState, quantum: int, order):
                 return None, f"the re-run did not reach the stop of node {pause.node} of a run"
         _changes(fresh, pause.changes)
     _reach(sim, core, stop.cycle, quantum, order, pending)
-    left = sum(len(v) for v in pending.values())
-    if left:
-        return None, f"the re-run did not make {left} host call(s) of the run"
+    # calls the core served from staged replies at or past the horizon were
+    # made by nodes the run had taken past the stop: not made now
+    early = [c for v in pending.values() for c in v if c.cycle is None or c.cycle < stop.cycle]
+    if early:
+        return None, f"the re-run did not make {len(early)} host call(s) of the run"
+    journal.left = {n: len(v) for n, v in pending.items() if v}
     if any(core.instret(n) > stop.instrets[n] for n in range(core.count)):
         return None, "the re-run went further than the run"
     return core, None

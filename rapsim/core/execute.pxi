@@ -217,6 +217,8 @@ cdef inline void retire_next(Node* n, Ctx* c, int in_slot, int rpts_was) noexcep
     n.prev_pc = pc
     if c.hostcall:
         n.status = ST_HOSTCALL
+        if n.hc != NULL:
+            hostcall_staged(n)      # a staged reply serves it in place (hostcall.pxi)
 
 
 cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_read,

@@ -276,3 +276,4 @@ cdef struct Node:
     int periph_on           # a DMA transfer runs, a timer counts, or IDLE waits for them
     Periph p
     void* probe             # instrumentation (a Probe, probe.pxi); NULL: none
+    void* hc                # staged host-call replies (an HcNode, hostcall.pxi); NULL: none
