@@ -6,19 +6,37 @@
 A frame: every layer computes its own slice of its next state (``nxt_``)
 from the current states of its sources (``_Gen.forward`` with ``dest``);
 the all-gathers of the next states; in a training pass, every connect's
-plasticity; then the next states become the current ones (copies).  An
-evaluation pass logs the output slices after every frame.
+plasticity; then the next states become the current ones by a pointer swap
+(:func:`swap_states`), not a copy.  An evaluation pass logs the output
+slices after every frame.
+
+**The swap.**  Every kernel argument that points into a layer's state
+buffers is loaded from a word on the DP page: a constant ``k<n>`` holding
+``act_L`` or ``nxt_L`` (the whole vector), or a per-node word ``nv_act_L``
+/ ``nv_nx_L`` (the node's own slice).  In the stream program such a word
+named after ``act_L`` always means "the current state" and one named after
+``nxt_L`` "the next state", so exchanging the two words of each pair at
+the end of a frame makes the next state current without moving a unit:
+4 instructions a pair, at most 2 pairs a layer, whatever its size
+(:func:`state_pairs`).  The pairs are fixed before the first frame's code;
+:func:`check_pairs` refuses (an internal error) a program whose frame code
+created another word pointing into a state buffer, which would be left
+behind by the swap.
 """
 from __future__ import annotations
 
+import re
+
 from rapsim.compiler.codegen import Addr, Imm
 from rapsim.compiler.frames import next_buffer
+from rapsim.errors import RapError
 
 
 def frames_pass(g, label: str, learn: bool) -> None:
     """R4 patterns in the order at hv_order, ``frames`` frames each."""
     e, p = g.e, g.p
     F = p.network.training.frames
+    pairs = state_pairs(g)
     e.comment(f"streaming {'training' if learn else 'evaluation'} pass: {F} frame"
               f"{'s' if F > 1 else ''} a pattern")
     e.ins("LDI", "@hv_order", "AR7", comment="AR7: the pattern order")
@@ -35,6 +53,7 @@ def frames_pass(g, label: str, learn: bool) -> None:
     e.branch("NZ", f"{label}_f")
     e.ins("SUBI", "1", "R4")
     e.branch("NZ", label)
+    check_pairs(g, pairs)
 
 
 def _next_own(g, lp):
@@ -54,14 +73,52 @@ def frame(g, learn: bool) -> None:
             rule = cp.connect.plasticity
             if rule is not None:
                 _plasticity(g, cp, rule)
-    e.comment("the next states become the current ones")
+    swap_states(g)
+
+
+def state_pairs(g) -> list[tuple[str, str]]:
+    """The words to exchange at the end of a frame (module docstring): for
+    every non-input layer, the constants of its two whole buffers and its
+    two per-node own-slice pointers (the same constants when every node's
+    slice starts at the buffer's start: one pair then)."""
+    e, p = g.e, g.p
+    pairs = []
     for name in p.forward:
         lp = p.layers[name]
-        nxt = next_buffer(p, name)
-        if lp.gathered:
-            e.call("_vcopy", [Addr(lp.act.name), Addr(nxt.name), Imm(lp.layer.size)])
-        else:
-            e.call("_vcopy", [g.act_own(lp), _next_own(g, lp), g.rows(lp)])
+        whole = (e.const(lp.act.name), e.const(next_buffer(p, name).name))
+        own = (g.act_own(lp).sym, _next_own(g, lp).sym)
+        for pair in (whole, own):
+            if pair not in pairs:
+                pairs.append(pair)
+    return pairs
+
+
+def check_pairs(g, pairs) -> None:
+    """Every word of the program that points into a state buffer is in a
+    swapped pair (else the swap would leave it pointing at the wrong
+    frame's state: a bug of this generator, not of the description)."""
+    e, p = g.e, g.p
+    names = "|".join(re.escape(b.name) for name in p.forward
+                     for b in (p.layers[name].act, next_buffer(p, name)))
+    state = re.compile(rf"^({names})(\+\d+)?$")
+    words = [(sym, [expr]) for expr, sym in e.consts.items()] + list(e.nv.items())
+    swapped = {w for pair in pairs for w in pair}
+    for sym, exprs in words:
+        if sym not in swapped and any(state.match(x) for x in exprs):
+            raise RapError(f"internal error: schedule stream: word {sym} ({exprs[0]}) points "
+                           f"into a state buffer but is not swapped with the frames")
+
+
+def swap_states(g) -> None:
+    """The next states become the current ones: each pair of pointer words
+    exchanged (4 instructions a pair; the units stay where they are)."""
+    e = g.e
+    e.comment("the next states become the current ones: pointer swap")
+    for a, b in state_pairs(g):
+        e.ins("LDI", "@" + a, "R0")
+        e.ins("LDI", "@" + b, "R1")
+        e.ins("STI", "R0", "@" + b)
+        e.ins("STI", "R1", "@" + a, comment=f"swap {a} <-> {b}")
 
 
 def _plasticity(g, cp, rule: dict) -> None:

@@ -131,3 +131,28 @@ def test_bus_connects_are_refused():
     with pytest.raises(MappingError, match=r"schedule stream: bus connect a->b: the frames "
                                            r"run full connects only"):
         apply_schedule(n, resolve(n, 4))
+
+
+def test_frames_swap_pointers_instead_of_copying():
+    """The next states become current by exchanging pointer words (4
+    instructions a pair), not by copying the units: no _vcopy in a frame
+    but the input records', a swap of each layer's pointers, and a word
+    pointing into a state buffer outside the pairs is an internal error."""
+    from rapsim.compiler.build import compile_network
+    from rapsim.compiler.codegen import _Gen
+    from rapsim.compiler.frames_gen import check_pairs, state_pairs
+    from rapsim.compiler.lower import lower
+    from rapsim.errors import RapError
+    n = parse_file(EXAMPLE)
+    src = compile_network(n, 4).source
+    frame = src[src.index("streaming training pass"):src.index("streaming evaluation pass")]
+    assert frame.count("CALL    _vcopy") == 1                       # the input record
+    assert "swap nv_act_h <-> nv_nx_h" in frame                 # h's own slices
+    assert frame.count("; swap k") == 2                         # h's and y's whole buffers
+    g = _Gen(lower(n, 4, mapping=apply_schedule(n, resolve(n, 4))))
+    pairs = state_pairs(g)
+    check_pairs(g, pairs)
+    g.e.const("nxt_h+1")
+    with pytest.raises(RapError, match="internal error: schedule stream: word k\\d+ "
+                                       "\\(nxt_h\\+1\\) points into a state buffer"):
+        check_pairs(g, pairs)
