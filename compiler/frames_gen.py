@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from rapsim.compiler import frames_loss
 from rapsim.compiler.codegen import Addr, Imm
 from rapsim.compiler.frames import next_buffer
 from rapsim.errors import RapError
@@ -68,11 +69,18 @@ def frame(g, learn: bool) -> None:
     g.dest = None
     for lp in g.pending:
         g.gather(lp, next_buffer(p, lp.name))
+    loss = frames_loss.window(g)
+    if loss:
+        frames_loss.record(g)
     if learn:
+        if loss:
+            frames_loss.backprop(g)     # first: it reads the other connects' weights
         for cp in p.connects:
             rule = cp.connect.plasticity
-            if rule is not None:
+            if rule is not None and rule["rule"] != "loss":
                 _plasticity(g, cp, rule)
+    if loss:
+        frames_loss.advance(g)
     swap_states(g)
 
 
@@ -152,3 +160,5 @@ def clear_states(g) -> None:
         for buf in (lp.act, next_buffer(g.p, name)):
             g.e.call("_vfill", [Addr(buf.name), Imm(buf.words)], [Var("fzero")],
                      comment=f"{buf.name}: the stream starts from 0")
+    if frames_loss.window(g):
+        frames_loss.clear(g)
