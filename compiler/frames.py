@@ -63,6 +63,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ir import INPUT_KINDS, Network
+from .reference import _through
 
 #: plasticity name -> its arguments and defaults (None: required)
 PLASTICITIES = {"hebbian": {"rate": None, "decay": 0.0},
@@ -129,7 +130,7 @@ def frame(model, state: dict, x: np.ndarray) -> dict:
             continue
         s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
         for c in net.incoming(name):
-            s = r(s + w.connects[c.name] @ src[c.src])
+            s = r(s + _through(c, w.connects[c.name], src[c.src], layer.size))
         new[name] = r(np.asarray(model.f[layer.kind](s), dtype=np.float64))
     return new
 
@@ -222,7 +223,8 @@ def loss_deltas(model, hist: History, target: np.ndarray) -> list[dict]:
             e = np.zeros(net.layers[name].size)
             for c in net.connects:
                 if c.src == name and c.dst in out[-1]:
-                    e = r(e + w.connects[c.name].T @ out[-1][c.dst])
+                    e = r(e + _through(c, w.connects[c.name], out[-1][c.dst], e.size,
+                                       back=True))
             d[name] = r(e * model.derivative(net.layers[name].kind, hist.at(name, 1 - j)))
         out.append(d)
     return out
@@ -385,18 +387,16 @@ def next_buffer(plan, name: str):
 
 
 def check_stream(network: Network, mapping) -> None:
-    """What the streaming schedule runs: the rows or layers placement, full
-    connects, none of the CLONES constructs."""
+    """What the streaming schedule runs: the rows or layers placement, none
+    of the CLONES constructs; full, bus and sparse connects (plasticities
+    are named on full connects only: a bus or sparse connect keeps its
+    weights, and the loss back-propagates through it)."""
     from .mapping import MappingError, _refuse_clones
     loc = network.schedule_loc if mapping.schedule_source == "description" else None
     if mapping.name not in ("rows", "layers"):
         raise MappingError(f"schedule stream runs every layer split by units on the whole "
                            f"ring (rows) or on node groups (layers), not the {mapping.name} "
                            f"mapping", loc)
-    for c in network.connects:
-        if c.kind != "full":
-            raise MappingError(f"schedule stream: {c.kind} connect {c.name}: the frames run "
-                               f"full connects only", c.loc)
     check_loss(network)
     saved = mapping.name
     mapping.name = "stream"

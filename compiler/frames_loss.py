@@ -129,12 +129,8 @@ def backprop(g) -> None:
             e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                    comment=f"clear {lp.err.name}")
             for cp in p.connects:
-                c = cp.connect
-                if c.src == name and c.dst in steps[j - 1]:
-                    dst = p.layers[c.dst]
-                    e.call("_mxtv", [Addr(lp.err.name), Addr(cp.weights.name),
-                                     _delta(g, c.dst, j - 1), g.rows(dst), Imm(lp.layer.size)],
-                           comment=f"{c.name}: e += W^T d")
+                if cp.connect.src == name and cp.connect.dst in steps[j - 1]:
+                    _back_through(g, cp, _delta(g, cp.connect.dst, j - 1))
             if lp.reduced and g.split(lp):
                 e.call("_ring_reduce_scatter", [Addr(lp.err.name), g.off_table(lp)],
                        comment=f"sum the partial errors of {name}")
@@ -146,6 +142,33 @@ def backprop(g) -> None:
                        comment=f"d_{name} = e f'")
             else:
                 e.call("_vcopy", [d, g.err_own(lp), g.rows(lp)], comment=f"d_{name} = e")
+    _updates(g, steps)
+
+
+def _back_through(g, cp, d: Addr) -> None:
+    """Connect ``cp``'s part of its source's error sums, ``e += W^T d``
+    (the lock-step backward pass's kernels: full, sparse, band and bus)."""
+    e, p, c = g.e, g.p, cp.connect
+    src, dst = p.layers[c.src], p.layers[c.dst]
+    W, rows = Addr(cp.weights.name), g.rows(dst)
+    if cp.kind == "full":
+        e.call("_mxtv", [Addr(src.err.name), W, d, rows, Imm(src.layer.size)],
+               comment=f"{c.name}: e += W^T d")
+    elif cp.kind == "sparse" and cp.band:
+        e.call("_mxtvs", [g.band_src(cp, src.err.name), W, d, rows, Imm(cp.sparse.width),
+                          Imm(cp.sparse.stride)], comment=f"{c.name}: e += W^T d (band)")
+    elif cp.kind == "sparse":
+        e.call("_spmtv", [Addr(src.err.name), W, d, rows, Addr(cp.sparse.cnt.name),
+                          Addr(cp.sparse.idx.name)], comment=f"{c.name}: e += W^T d (sparse)")
+    else:                                       # bus: the same units, own slices
+        e.call("_vmul", [Addr(dst.tmp.name), W, d, rows], comment=f"{c.name}: w d")
+        err = g.err_own(src)
+        e.call("_vadd", [err, err, Addr(dst.tmp.name), rows])
+
+
+def _updates(g, steps) -> None:
+    """The loss's changes, after all its deltas (module docstring)."""
+    e, p, net = g.e, g.p, g.p.network
     cps = {cp.connect.name: cp for cp in p.connects}
     for c in loss_connects(net):
         cp, dst, src = cps[c.name], p.layers[c.dst], p.layers[c.src]

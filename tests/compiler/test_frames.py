@@ -124,13 +124,40 @@ def test_bad_plasticities(call, message):
             f"net n {{ input x  output y  schedule stream }}\n")
 
 
-def test_bus_connects_are_refused():
-    src = LOOP.replace("layer b: tanh 4", "layer b: tanh 5").replace(
-        "connect a -> b full hebbian(rate=0.02)", "connect a -> b bus")
-    n = net(src)
-    with pytest.raises(MappingError, match=r"schedule stream: bus connect a->b: the frames "
-                                           r"run full connects only"):
-        apply_schedule(n, resolve(n, 4))
+#: bus and sparse connects (fixed weights: plasticities are named on full
+#: connects) in the frames, on the loss's way back: a band (local) and a
+#: pair-list sparse connect, a bus connect in a cycle
+SPARSE_LOOP = """\
+layer x: input 6
+layer a: sigmoid 5 bias
+layer b: tanh 5
+layer c: tanh 4
+layer o: softmax 3 bias
+connect x -> a sparse local(2, stride=1)
+connect x -> c full loss(rate=0.1, window=4)
+connect a -> b bus
+connect b -> a sparse [0 -> 1, 2 -> 3, 4 -> 0, 1 -> 1]
+connect b -> c full loss(rate=0.1, window=4)
+connect a -> o full loss(rate=0.2, window=4)
+connect c -> o sparse random(2, seed=1)
+net loop { input x  hidden a, b, c  output o  schedule stream }
+train { epochs 2  frames 3  error cross_entropy  seed 5  init_scale 0.5 }
+"""
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16, 64])
+def test_bus_and_sparse_connects_in_frames(nodes):
+    """Their forward kernels in the frames, their W^T d kernels in the
+    loss's back-propagation (o <- c sparse, a <- b bus <- a, b -> a
+    sparse), against the reference; their own weights stay."""
+    n = net(SPARSE_LOOP)
+    sim, model = _check(n, nodes)
+    from rapsim.compiler.reference import initial_weights
+    w0 = initial_weights(n)
+    for c in ("x->a", "a->b", "b->a", "c->o"):
+        assert np.abs(sim.weights.connects[c] - w0.connects[c]).max() < 1e-7
+    for c in ("x->c", "b->c", "a->o"):
+        assert np.abs(sim.weights.connects[c] - w0.connects[c]).max() > 1e-3
 
 
 def test_frames_swap_pointers_instead_of_copying():
@@ -150,12 +177,13 @@ def test_frames_swap_pointers_instead_of_copying():
     assert "swap nv_act_h <-> nv_nx_h" in frame                 # h's own slices
     assert frame.count("; swap k") == 2                         # h's and y's whole buffers
     g = _Gen(lower(n, 4, mapping=apply_schedule(n, resolve(n, 4))))
-    pairs = state_pairs(g)
-    check_pairs(g, pairs)
+    g.stream_pairs = state_pairs(g)
+    assert len(g.stream_pairs) == 3                 # h: whole and own; y: whole
+    check_pairs(g)
     g.e.const("nxt_h+1")
     with pytest.raises(RapError, match="internal error: schedule stream: word k\\d+ "
-                                       "\\(nxt_h\\+1\\) points into a state buffer"):
-        check_pairs(g, pairs)
+                                       "points into a state buffer"):
+        check_pairs(g)
 
 
 # -- the loss plasticity: back-propagation over a window of frames ---------------------------
@@ -301,3 +329,13 @@ def test_bad_loss_plasticities(call, message):
                        .replace(")", r"\)")):
         net(f"layer x: input 2\nlayer y: sigmoid 1\nconnect x -> y full {call}\n"
             f"net n {{ input x  output y  schedule stream }}\n")
+
+
+def test_bus_and_sparse_connects_in_frames_on_node_groups():
+    n = net(SPARSE_LOOP)
+    tr, te = random_data(n, 5, 3), random_data(n, 3, 4)
+    model, evals = frames_train(n, tr, te, c30_activations=True, epochs=2)
+    sim = train(n, tr, te, nodes=8, epochs=2, mapping="layers")
+    assert sim.mapping["layers"]["a"]["nodes"] == sim.mapping["layers"]["b"]["nodes"]  # bus
+    assert sim.weights.max_difference(model.weights) < TOL
+    assert np.abs(sim.frame_outputs - evals[-1]).max() < TOL
