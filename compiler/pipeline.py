@@ -138,10 +138,6 @@ def apply_schedule(network: Network, mapping: Mapping, option: str | None = None
         raise MappingError(f"schedule pipeline ({_where(source, network)}) runs layers on "
                            f"consecutive node groups (the layers mapping), not {asked}", loc)
     stages(network)
-    for c in network.connects:
-        if c.kind != "full":
-            raise MappingError(f"schedule pipeline: {c.kind} connect {c.name}: the pipelined "
-                               f"training ticks run full connects only", c.loc)
     return mapping
 
 
