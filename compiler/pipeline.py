@@ -21,7 +21,9 @@
     behind (the staleness rule; compiler/pipeline_reference.py is its
     numpy reference).
 ``stream``
-    Statestream's layerwise-parallel frames: not built yet, refused.
+    Statestream's layerwise-parallel frames, with local plasticities and
+    the back-propagated loss over a window of frames (compiler/frames.py,
+    frames_gen.py, frames_loss.py).
 
 Where it comes from, lowest priority first: lockstep; ``schedule NAME`` in
 the description's net block; ``--schedule NAME`` of ``rap cc``, ``rap
