@@ -245,6 +245,16 @@ def loss_grads(model, hist: History, target: np.ndarray) -> dict:
     return out
 
 
+def loss_history(network: Network, window: int) -> list[str]:
+    """The layers whose states the loss reads back (in forward order): the
+    sources of its connects (y_src(t - j)) and the layers it reaches after
+    step 0 (f'(y_l(t + 1 - j))); an output layer's y(t + 1) is its current
+    next state.  The reference keeps every layer's; the nodes these."""
+    steps = loss_reach(network, window)
+    need = {c.src for c in loss_connects(network)} | {n for s in steps[1:] for n in s}
+    return [n for n in network.forward_order if n in need]
+
+
 def loss_biased(network: Network) -> list[str]:
     """The layers whose biases the loss changes: those with a bias fed by
     a loss connect (in the network's forward order)."""
@@ -356,17 +366,18 @@ def next_buffers(plan) -> list:
 
 
 def loss_buffers(plan) -> list:
-    """The loss plasticity's buffers: every layer's history (W + 1 slots
-    of its activation buffer's layout: the whole vector of a gathered
-    layer, else the own slice), and every reached layer's deltas of the
-    window's steps (W slots of its own slice)."""
+    """The loss plasticity's buffers: the history of every layer it reads
+    back (:func:`loss_history`; W + 1 slots of its activation buffer's
+    layout: the whole vector of a gathered layer, else the own slice), and
+    every reached layer's deltas of the window's steps (W slots of its own
+    slice)."""
     from .lower import Buffer
     W = loss_window(plan.network)
     if not W:
         return []
-    out = [Buffer(f"hst_{name}", (W + 1) * lp.act.words, "table",
+    out = [Buffer(f"hst_{name}", (W + 1) * plan.layers[name].act.words, "table",
                   role=f"{name}: its states of the last {W + 1} frames (loss)")
-           for name, lp in plan.layers.items() if lp.act is not None]
+           for name in loss_history(plan.network, W)]
     for name in dict.fromkeys(n for step in loss_reach(plan.network, W) for n in step):
         lp = plan.layers[name]
         out.append(Buffer(f"bpd_{name}", W * max(lp.split.max_rows, 1), "vector",

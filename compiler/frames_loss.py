@@ -5,10 +5,11 @@ every node's own slices, generated with the program's
 :class:`rapsim.compiler.codegen._Gen`.
 
 Every frame (training and evaluation: the states run on as one stream)
-records each layer's states in its history ``hst_L``, W + 1 slots of the
-layout of its activation buffer, slot tau mod (W + 1) holding y(tau): the
-inputs of frame t in slot s = t mod (W + 1) and the states it computed in
-slot s + 1 (``record``); ``bp_slot`` holds s, advanced at the end of the
+records the states of each layer the loss reads back
+(:func:`rapsim.compiler.frames.loss_history`) in its history ``hst_L``,
+W + 1 slots of the layout of its activation buffer, slot tau mod (W + 1)
+holding y(tau): the inputs of frame t in slot s = t mod (W + 1) and the
+states it computed in slot s + 1 (``record``); ``bp_slot`` holds s, advanced at the end of the
 frame (``advance``).  A training frame then runs the back-propagation
 (``backprop``)::
 
@@ -29,7 +30,8 @@ from __future__ import annotations
 
 from rapsim.compiler.codegen import Addr, Imm, Var
 from rapsim.compiler.frames import (delta_buffer, history_buffer, loss_biased, loss_connects,
-                                    loss_rate, loss_reach, loss_window, next_buffer)
+                                    loss_history, loss_rate, loss_reach, loss_window,
+                                    next_buffer)
 
 
 def window(g) -> int | None:
@@ -71,20 +73,18 @@ def clear(g) -> None:
     """The histories start from zeros (the states before the stream), in
     slot 0."""
     _var(g, "bp_slot")
-    for name, lp in g.p.layers.items():
-        if lp.act is not None:
-            buf = history_buffer(g.p, name)
-            g.e.call("_vfill", [Addr(buf.name), Imm(buf.words)], [Var("fzero")],
-                     comment=f"{buf.name}: the states before the stream are 0")
+    for name in loss_history(g.p.network, window(g)):
+        buf = history_buffer(g.p, name)
+        g.e.call("_vfill", [Addr(buf.name), Imm(buf.words)], [Var("fzero")],
+                 comment=f"{buf.name}: the states before the stream are 0")
 
 
 def record(g) -> None:
     """Frame t's inputs into slot s, the states it computed (the next
     states, gathered) into slot s + 1."""
     p = g.p
-    for name, lp in p.layers.items():
-        if lp.act is None:
-            continue
+    for name in loss_history(p.network, window(g)):
+        lp = p.layers[name]
         inp = name in p.inputs
         dst = slot_address(g, name, 0 if inp else 1, False, "bp_a0")
         src = Addr(lp.act.name if inp else next_buffer(p, name).name)
