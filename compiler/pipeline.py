@@ -174,8 +174,9 @@ def describe(mapping: Mapping, network: Network) -> str:
         return ""
     if mapping.schedule == "stream":
         F = network.training.frames
-        rules = [f"{c.name} {c.plasticity['rule']}" for c in network.connects
-                 if c.plasticity is not None]
+        rules = [f"{c.name} {c.plasticity['rule']}"
+                 + (f"(window={c.plasticity['window']})" if c.plasticity["rule"] == "loss"
+                    else "") for c in network.connects if c.plasticity is not None]
         return (f"schedule stream ({mapping.schedule_source}): every layer from the previous "
                 f"frame's states, all at once, then one exchange; {F} frame"
                 f"{'s' if F > 1 else ''} a pattern, outputs logged every frame; plasticities: "

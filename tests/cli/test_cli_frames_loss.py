@@ -19,7 +19,7 @@ def test_delayed_xor_learns(tmp_path, monkeypatch, capsys):
     rc, out, err = rap(["train", DX_NET, "--data", XOR_PAT, "--nodes", 4, "--json", js],
                        monkeypatch, capsys)
     assert rc == 0, err
-    assert "h->h loss" in err
+    assert "plasticities: x->h loss(window=3), h->h loss(window=3), h->y loss(window=3)" in err
     r = json.loads(js.read_text())
     epochs = r["epochs"]
     assert epochs[0]["train_accuracy"] < 1 and epochs[0]["train_loss"] > 0.1
