@@ -5,6 +5,7 @@ the frame semantics on 1, 4, 16 and 64 nodes."""
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -339,3 +340,22 @@ def test_bus_and_sparse_connects_in_frames_on_node_groups():
     assert sim.mapping["layers"]["a"]["nodes"] == sim.mapping["layers"]["b"]["nodes"]  # bus
     assert sim.weights.max_difference(model.weights) < TOL
     assert np.abs(sim.frame_outputs - evals[-1]).max() < TOL
+
+
+@pytest.mark.parametrize("connect,message", [
+    ("x -> y full loss(0.1) l2(rate=0.1, weight=0.1)",
+     "t.net:3:31: error: connect 'x->y' takes one plasticity: l2() would update the weights "
+     "loss() updates (the plasticities of a frame update disjoint parameter sets)"),
+    ("x -> y sparse [0 -> 0] hebbian(0.1)",
+     "t.net:3:32: error: connect 'x->y' is sparse: hebbian() is a plasticity, named after a "
+     "full connect only"),
+    ("x -> y sparse random(1) random(1)",
+     "t.net:3:33: error: connect 'x->y' takes one generator, not random() after random()"),
+])
+def test_one_plasticity_a_connect(connect, message):
+    """The parameter sets of a frame's plasticities are disjoint: a second
+    call after a connect's plasticity (or generator) is refused at its
+    place."""
+    with pytest.raises(Diagnostics, match=re.escape(message)):
+        net(f"layer x: input 2\nlayer y: sigmoid 1\nconnect {connect}\n"
+            f"net n {{ input x  output y  schedule stream }}\n")
