@@ -72,7 +72,55 @@ cdef inline int fast_step(Node* n) noexcept nogil:
     if d.fetch_only:
         return fast_fetch_only(n, d, pc, in_slot)
     # (pre-decoded where it was fetched: d.frg is its region)
+    if d.naddr == 1 and d.access:
+        return fast_mem1(n, d, pc, in_slot)
     return fast_mem(n, d, pc, d.frg, in_slot, 0)
+
+
+cdef int fast_mem1(Node* n, Decoded* d, uint32_t pc, int in_slot) noexcept nogil:
+    """fast_mem() for the most frequent case: a fetched instruction (not an
+    RPTS repetition) with one memory operand, read or written (the same
+    stages, without the loops over the operands)."""
+    cdef int i = d.addr_op[0], rg, frg = d.frg, err
+    cdef Opnd* o = &d.o[i]
+    cdef Ctx c
+    cdef uint32_t a, newar = 0
+    cdef int64_t t = n.cycle, stall_rc = 0
+    # -- decode: register conflicts, the effective address (plain memory only)
+    if d.uses:
+        stall_rc = conflict_stall(n, d.uses, t)
+        t += stall_rc
+    if o.kind == RAP_K_DIR:
+        a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+    else:
+        a = ind_address(n, o, &newar)
+    rg = region_of(n, a)
+    if rg >= RG_RINGIO:
+        return step(n)
+    c.ea[i] = a
+    c.rgs[i] = rg
+    # -- fetch, then the operand's read
+    acc_clear(&c.acc)
+    n.acc_fetch[frg] += 1
+    if frg > RG_DRAM or not cache_fetch(n, pc):
+        acc_add(n, &c.acc, frg)
+    if not d.addr_w:
+        c.mv[i] = word_ptr(n, a, rg)[0]
+        n.acc_read[rg] += 1
+        acc_add(n, &c.acc, rg)
+    if d.addr_u:
+        n.r[RAP_REG_AR0 + o.reg] = newar
+    # -- execute, then cycles and the next PC
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t
+    c.hostcall = 0
+    err = d.fh(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+    retire_plain(n, &c, stall_rc, t, in_slot, 0)
+    return n.status
 
 
 cdef int fast_mem(Node* n, Decoded* d, uint32_t pc, int frg, int in_slot,
