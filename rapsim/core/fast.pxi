@@ -232,12 +232,12 @@ cdef inline int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) n
     c.d = d
     c.pc = pc
     c.nextpc = pc + 1
-    c.hostcall = 0              # (no memory operand: c.t_ring is not used)
+    # (no memory operand: c.t_ring and c.hostcall are not used)
     err = d.fh(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
     charge_cycles(n, t, d.base, occ, w)
-    retire_next(n, &c, in_slot, 0)
+    retire_pc(n, &c, in_slot, 0)
     return n.status
 
 
