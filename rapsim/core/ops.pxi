@@ -696,6 +696,9 @@ cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
     return 0                        # NOP: its operand's address (and ARn update) only
 
 
+cdef int fh_par_store(Node* n, Ctx* c) noexcept nogil:
+    return exec_par_store(n, c, c.d.op)    # OP || STx (the ring loops' LDI || STI)
+
 cdef FastOp fast_handler(int op, int nops) noexcept nogil:
     """The fast path's handler of an operation (Decoded.fh, set at decode):
     its own for the most frequent operations of non-repeated code, else
@@ -756,4 +759,12 @@ cdef FastOp fast_handler(int op, int nops) noexcept nogil:
         return fh_rpts
     if op == RAP_OP_NOP:
         return fh_nop
+    if op == RAP_OP_LDI_P_STI or op == RAP_OP_LDF_P_STF or op == RAP_OP_ADDI_P_STI \
+            or op == RAP_OP_SUBI_P_STI or op == RAP_OP_MPYI_P_STI or op == RAP_OP_AND_P_STI \
+            or op == RAP_OP_OR_P_STI or op == RAP_OP_XOR_P_STI or op == RAP_OP_ASH_P_STI \
+            or op == RAP_OP_LSH_P_STI or op == RAP_OP_ABSI_P_STI or op == RAP_OP_NEGI_P_STI \
+            or op == RAP_OP_NOT_P_STI or op == RAP_OP_FIX_P_STI or op == RAP_OP_ADDF_P_STF \
+            or op == RAP_OP_SUBF_P_STF or op == RAP_OP_MPYF_P_STF or op == RAP_OP_ABSF_P_STF \
+            or op == RAP_OP_NEGF_P_STF or op == RAP_OP_FLOAT_P_STF:
+        return fh_par_store     # the operations execute_op() leaves to exec_par_store()
     return execute_op

@@ -67,6 +67,9 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             budget[0] -= 1
             fast_step(n)
         else:
+            # RPTS over RING_DATA: its repetitions while the links allow (ringfast.pxi)
+            if n.rpts_ring and n.rpts == 2 and ring_rpts(n, limit, budget):
+                continue
             budget[0] -= 1
             step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait

@@ -164,6 +164,20 @@ cdef struct Link:
     int lock            # ... then every access holds this spin lock (sync.pxi, ring.pxi)
 
 
+cdef struct RingDec:
+    # The decode of an RPTS repetition over RING_DATA that had to wait
+    # (ring_rpts, ringfast.pxi): its retry reuses it, since a waiting node
+    # does not move (the same cycle, registers and instruction).
+    int valid               # 0: none (reset, a register or the PC set from the host)
+    int rd                  # the operand that reads RING_DATA, or -1
+    int wr                  # the operand that writes RING_DATA, or -1
+    int64_t cycle           # the node's cycle when it was decoded
+    int64_t stall           # its register-conflict stall (guide 8.2.2)
+    uint32_t ea[6]          # effective addresses, regions and new ARn of the
+    uint32_t newar[6]       # memory operands, by operand index (execute.pxi Ctx)
+    int rgs[6]
+
+
 cdef struct Periph:
     # the DMA channel (guide 12.3) and the two timers (guide 12.1) of a node
     uint32_t dma_gcr        # global control as written (START, INC/DEC, SYNC, TC, TCINT, PRI)
@@ -272,6 +286,7 @@ cdef struct Node:
     int64_t sync_seen[9]    # what a RING_STAT wait last saw of its links and neighbours (ring.pxi)
     int64_t wait_t          # a ring wait: the cycle the waiting instruction issues at
     int wait_reads          # a ring wait: the waiting instruction reads RING_DATA
+    RingDec rdec            # a waiting RPTS repetition over RING_DATA: its decode (ringfast.pxi)
     # on-chip peripherals (periph.pxi); the hot loop looks only at periph_on
     int periph_on           # a DMA transfer runs, a timer counts, or IDLE waits for them
     Periph p
