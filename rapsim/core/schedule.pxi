@@ -469,11 +469,16 @@ cdef enum:
 
 
 cdef struct Worker:
+    # One per thread, in one array: the budget is written at every simulated
+    # instruction (run_node), so each record is padded to keep the others
+    # off its cache lines (two threads writing one line slow both down).
+    char pad0[64]
     Sched* s
     int32_t* order          # this group's nodes, in the run's order
     int norder
     int64_t budget          # instructions this thread may run before the call yields
     rap_thread_t tid
+    char pad1[64]
 
 
 cdef inline void sched_request_stop(Sched* s, int ev) noexcept nogil:
