@@ -162,6 +162,8 @@ cdef struct Link:
                         # rotation of a full ring, ring.pxi); T_NEVER otherwise
     int shared          # the writer and the reader run on different host threads (schedule.pxi)
     int lock            # ... then every access holds this spin lock (sync.pxi, ring.pxi)
+    char pad[64]        # links are in one array: keeps a link off its neighbours' cache lines
+                        # (two host threads writing one line slow both down, schedule.pxi)
 
 
 cdef struct RingDec:
@@ -291,3 +293,6 @@ cdef struct Node:
     int periph_on           # a DMA transfer runs, a timer counts, or IDLE waits for them
     Periph p
     void* probe             # instrumentation (a Probe, probe.pxi); NULL: none
+    char pad[64]            # nodes are in one array: the last fields of one node and the
+                            # registers of the next, run by another host thread, never
+                            # share a cache line (schedule.pxi)
