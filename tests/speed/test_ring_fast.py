@@ -10,6 +10,9 @@ to step()), back-pressure, deadlocks, board hops and cycle limits that cut
 a repetition run."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from hypothesis import example, given, settings, strategies as st
 
 from rapsim.config import MachineConfig
@@ -17,6 +20,9 @@ from rapsim.machine import Simulator
 from rapsim.toolchain import build_text
 
 from reference_cases import snapshot
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ring"))
+from ringprogs import EPILOGUE  # noqa: E402  (exit through the host daemon)
 
 _START = """
         .global start
@@ -29,20 +35,7 @@ start:  LDI     0x80, AR1
         LDI     1, IR0
 """
 
-_EXIT = """
-        LDI     @blockp, AR0
-        LDI     1, R0
-        STI     R0, *AR0
-        LDI     0, R0
-        STI     R0, *+AR0(3)
-        LDP     0x800000
-        STI     AR0, @5
-        B       $
-blockp: .word   block
-        .bss    block, 8
-"""
-
-#: the repeated instruction: (source, reads the ring, writes the ring)
+#: the instruction RPTS repeats, by name
 BODIES = {
     "read_store": "LDI *AR1, R1\n     || STI R1, *AR6++",
     "read": "LDI *AR1, R1",
@@ -70,8 +63,7 @@ outer:  LDI     @3, R0
         {BODIES[body]}
         ADDI    1, R5
         DBU     AR4, outer
-        LDP     blockp
-""" + _EXIT
+""" + EPILOGUE
 
 
 def _run(src: str, nodes: int, limit: int | None, probed: bool, threads: int, hop: int) -> dict:
