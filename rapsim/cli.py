@@ -73,7 +73,19 @@ def _say(text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one ``rap`` subcommand; returns the exit status.  A Ctrl-C at any
+    point after start-up (while the subcommands' modules load, too) ends with
+    ``rap CMD: interrupted`` and status 130, never a traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        name = argv[0] if argv and argv[0] in dict(COMMANDS) else None
+        print(f"rap {name}: interrupted" if name else "rap: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str]) -> int:
     argv, program_args = _split_program_args(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -89,9 +101,6 @@ def main(argv: list[str] | None = None) -> int:
     except RapError as e:
         _say(f"rap {name}: error: {e}")
         return e.exit_code
-    except KeyboardInterrupt:
-        print(f"rap {name}: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         return 1
     except Exception as e:  # noqa: BLE001 - the last line of defence
