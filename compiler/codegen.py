@@ -538,11 +538,11 @@ class _Gen:
         incoming connects add to it."""
         e, p = self.e, self.p
         pnet = self.clear_sums(lp)
-        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+        for cp in (c for c in self.incoming(lp.name) if c.by_source):
             src = p.layers[cp.connect.src]
             e.call("_mxtv", [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
                              Imm(lp.layer.size)],
-                   comment=f"{cp.connect.name}: y += W^T x (shares {cp.connect.share})")
+                   comment=f"{cp.connect.name}: y += W^T x ({self.by_source_what(cp)})")
         if self.split(lp):
             e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
                    comment=f"sum the partial net inputs of {lp.name}")
@@ -558,13 +558,27 @@ class _Gen:
         (:meth:`shared_updates`)."""
         e, p = self.e, self.p
         dall = self.gather_delta(lp, delta, rows)
-        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+        for cp in (c for c in self.incoming(lp.name) if c.by_source):
             src = p.layers[cp.connect.src]
             if src.err is not None:
                 err = self.err_own(src)
                 e.call("_mxv", [err, Addr(cp.weights.name), Addr(dall), self.rows(src),
                                 Imm(lp.layer.size), err],
-                       comment=f"{cp.connect.name}: e += W d (shares {cp.connect.share})")
+                       comment=f"{cp.connect.name}: e += W d ({self.by_source_what(cp)})")
+            if cp.columns:      # its own update right away (shared ones: shared_updates)
+                W = Addr(cp.weights.name)
+                d, x, n, cols = self.act_own(src), Addr(dall), self.rows(src), Imm(lp.layer.size)
+                if cp.momentum is not None:
+                    e.call("_mxoutm", [W, d, x, n, cols, Addr(cp.momentum.name)],
+                           [Var("hv_eta"), Var("falpha")],
+                           comment=f"{cp.connect.name} (columns): W^T += M = aM + eta x d^T")
+                else:
+                    e.call("_mxout", [W, d, x, n, cols], [Var("hv_eta")],
+                           comment=f"{cp.connect.name} (columns): W^T += eta x d^T")
+
+    @staticmethod
+    def by_source_what(cp: ConnectPlan) -> str:
+        return "split by columns" if cp.columns else f"shares {cp.connect.share}"
 
     def shared_updates(self) -> None:
         """The changes of every shared matrix, after the whole backward pass
@@ -623,11 +637,11 @@ class _Gen:
             first = True
             if self.grid is not None:
                 self.forward_blocks(lp)
-            elif any(cp.connect.transpose for cp in self.incoming(name)):
+            elif any(cp.by_source for cp in self.incoming(name)):
                 self.forward_transposed(lp)
                 first = False
             for cp in (self.incoming(name) if self.grid is None else []):
-                if cp.connect.transpose:
+                if cp.by_source:
                     continue
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
@@ -790,10 +804,10 @@ class _Gen:
                                    delta, rows, "bias")
             if self.grid is not None:
                 self.backward_blocks(lp, delta, rows)
-            elif any(cp.connect.transpose for cp in self.incoming(name)):
+            elif any(cp.by_source for cp in self.incoming(name)):
                 self.backward_transposed(lp, delta, rows)
             for cp in (self.incoming(name) if self.grid is None else []):
-                if cp.connect.transpose:
+                if cp.by_source:
                     continue
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)

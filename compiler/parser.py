@@ -130,6 +130,8 @@ class ConnectDecl:
     share: tuple | None = None
     #: exclude PHASE, ...: (the phase words, the place of 'exclude') (compiler/phases.py)
     exclude: tuple | None = None
+    #: split rows|columns: the word (a Name, with its place) (compiler/mapping.py)
+    split: "Name | None" = None
 
 
 @dataclass
@@ -423,6 +425,11 @@ class _Reader:
             tail = spec.pop()
             if tail is not None:
                 exclude = ([_name(file, t) for t in tail.children], _tree_loc(file, tail))
+        split = None
+        if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "connect_split"):
+            tail = spec.pop()
+            if tail is not None:
+                split = _name(file, tail.children[0])
         share = None
         if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "connect_share"):
             tail = spec.pop()
@@ -450,7 +457,8 @@ class _Reader:
                 generator = self._call(spec[0], file)
                 ok = generator.ok
         self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
-                                              pairs, generator, loc, ok, share, exclude))
+                                              pairs, generator, loc, ok, share, exclude,
+                                              split))
 
     def _net(self, st: Tree, file: str, base_dir: str) -> None:
         name, *entries = st.children
