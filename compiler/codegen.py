@@ -562,9 +562,11 @@ class _Gen:
             src = p.layers[cp.connect.src]
             if src.err is not None:
                 err = self.err_own(src)
+                first = self.err_written_by(src) is cp      # then nothing to add to: 0 + s = s
                 e.call("_mxv", [err, Addr(cp.weights.name), Addr(dall), self.rows(src),
-                                Imm(lp.layer.size), err],
-                       comment=f"{cp.connect.name}: e += W d ({self.by_source_what(cp)})")
+                                Imm(lp.layer.size), Imm(0) if first else err],
+                       comment=f"{cp.connect.name}: e {'=' if first else '+='} W d "
+                               f"({self.by_source_what(cp)})")
             if cp.columns:      # its own update right away (shared ones: shared_updates)
                 W = Addr(cp.weights.name)
                 d, x, n, cols = self.act_own(src), Addr(dall), self.rows(src), Imm(lp.layer.size)
@@ -575,6 +577,17 @@ class _Gen:
                 else:
                     e.call("_mxout", [W, d, x, n, cols], [Var("hv_eta")],
                            comment=f"{cp.connect.name} (columns): W^T += eta x d^T")
+
+    def err_written_by(self, lp: LayerPlan) -> ConnectPlan | None:
+        """The connect split by columns that alone makes a layer's error
+        sums (its only outgoing connect; the sums are the node's own
+        slice): its ``_mxv`` writes them instead of adding into a cleared
+        vector (the same words: 0 + s is s).  None otherwise."""
+        out = [cp for cp in self.p.connects if cp.connect.src == lp.name
+               and (self.sub is None or cp.index in self.sub.connects)]
+        if lp.reduced or len(out) != 1 or not out[0].columns:
+            return None
+        return out[0]
 
     @staticmethod
     def by_source_what(cp: ConnectPlan) -> str:
@@ -780,7 +793,7 @@ class _Gen:
             cleared += p.cut
         for name in cleared:
             lp = p.layers[name]
-            if lp.err is not None:
+            if lp.err is not None and self.err_written_by(lp) is None:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
         self.rs_overlapped, self.rs_reasons = set(), {}

@@ -192,3 +192,18 @@ def test_rap_train_and_cc(tmp_path, monkeypatch, capsys):
     bad.write_text(WIDE.replace("split columns", "split sideways"))
     rc, out, err = rap(["cc", bad, "-o", tmp_path / "x.img", "--nodes", 4], monkeypatch, capsys)
     assert rc != 0 and "bad.net:5:22: error: connect h->o: unknown split 'sideways'" in err
+
+
+def test_error_sums_written_not_added_bit_for_bit(monkeypatch):
+    # h's error sums come from h->o alone: _mxv writes them (b = 0) instead
+    # of adding into a cleared vector; the same words, one _vfill fewer
+    from rapsim.compiler import codegen
+    network = net(WIDE)
+    plan = lower(network, 4, mapping=resolve(network, 4))
+    assert "clear n_err_h" not in generate(plan)
+    tr = random_data(network, 6, 1)
+    a = train(network, tr, nodes=4)
+    monkeypatch.setattr(codegen._Gen, "err_written_by", lambda self, lp: None)
+    assert "clear n_err_h" in generate(lower(network, 4, mapping=resolve(network, 4)))
+    b = train(network, tr, nodes=4)
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
