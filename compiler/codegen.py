@@ -222,6 +222,9 @@ class _Gen:
         #: overlap ring: layer -> (the connect whose update could run its
         #: reduce-scatter, why it does not: "" when it does)
         self.rs_reasons: dict[str, tuple] = {}
+        #: layer -> the connect whose _mxtvw writes its partial error sums
+        #: (:meth:`first_error_writers`), in the backward pass being generated
+        self.err_first: dict = {}
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -537,12 +540,15 @@ class _Gen:
         node its own units.  Then ``net = own sums + bias``; the other
         incoming connects add to it."""
         e, p = self.e, self.p
-        pnet = self.clear_sums(lp)
-        for cp in (c for c in self.incoming(lp.name) if c.by_source):
+        pnet = Addr(lp.pnet.name)
+        for n, cp in enumerate(c for c in self.incoming(lp.name) if c.by_source):
             src = p.layers[cp.connect.src]
-            e.call("_mxtv", [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
-                             Imm(lp.layer.size)],
-                   comment=f"{cp.connect.name}: y += W^T x ({self.by_source_what(cp)})")
+            # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm _mxtvw)
+            e.call("_mxtvw" if n == 0 else "_mxtv",
+                   [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
+                    Imm(lp.layer.size)],
+                   comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "
+                           f"({self.by_source_what(cp)})")
         if self.split(lp):
             e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
                    comment=f"sum the partial net inputs of {lp.name}")
@@ -577,6 +583,27 @@ class _Gen:
                 else:
                     e.call("_mxout", [W, d, x, n, cols], [Var("hv_eta")],
                            comment=f"{cp.connect.name} (columns): W^T += eta x d^T")
+
+    def first_error_writers(self, names: list[str], part: str | None) -> dict:
+        """The layers whose partial error sums (a whole vector) are first
+        added to by a plain full connect's ``W^T d`` in the backward pass
+        of ``names``: layer -> that connect, whose ``_mxtvw`` then writes
+        the vector instead of adding into a cleared one (the same words:
+        0 + a b is a b; matrix.asm).  Not for a hybrid's parts, the
+        checkerboard or an error vector copied into the stage."""
+        p = self.p
+        if part is not None or self.grid is not None:
+            return {}
+        first: dict = {}
+        for name in names:
+            cps = self.incoming(name)
+            for cp in [c for c in cps if c.by_source] + [c for c in cps if not c.by_source]:
+                src = p.layers[cp.connect.src]
+                if src.err is not None and src.name not in first:
+                    first[src.name] = cp
+        return {n: cp for n, cp in first.items()
+                if cp.kind == "full" and not cp.binary and not cp.by_source
+                and p.layers[n].reduced and not p.layers[n].err.staged}
 
     def err_written_by(self, lp: LayerPlan) -> ConnectPlan | None:
         """The connect split by columns that alone makes a layer's error
@@ -791,9 +818,11 @@ class _Gen:
         cleared = [n for n in names if not (part == "lower" and n in p.cut)]
         if part == "upper":
             cleared += p.cut
+        self.err_first = self.first_error_writers(names, part)
         for name in cleared:
             lp = p.layers[name]
-            if lp.err is not None and self.err_written_by(lp) is None:
+            if lp.err is not None and self.err_written_by(lp) is None \
+                    and name not in self.err_first:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
         self.rs_overlapped, self.rs_reasons = set(), {}
@@ -840,7 +869,11 @@ class _Gen:
                         e.call("_bcolupd", [W, delta, self.blist(src), rows], [Var("hv_eta")],
                                comment="active columns: W += eta d")
                 elif cp.kind == "full":
-                    if src.err is not None:
+                    if src.err is not None and self.err_first.get(src.name) is cp:
+                        e.call("_mxtvw", [Addr(src.err.name), W, delta, rows,
+                                          Imm(src.layer.size)],
+                               comment=f"{cp.connect.name}: e = W^T d (the first: not cleared)")
+                    elif src.err is not None:
                         y = self.hot(src.err, cp)
                         e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
                                comment=f"{cp.connect.name}: e += W^T d")

@@ -65,6 +65,17 @@ def _mxtv(a, acc):
     return per_w * a["rows"] * a["cols"] + 10 * a["rows"] + 59
 
 
+def _mxtvw(a, acc):
+    # the first row by RPTS of MPYF3 || STF (one W read a weight, y written
+    # on chip beside it), then _mxtv with rows - 1 (its early return: 10
+    # cycles for none); no rows: y filled with 0.0 (matrix.asm, _mxtvw)
+    if a["rows"] <= 0:
+        return max(a["cols"], 0) + 24
+    first = bus(a["W"], access=acc) * a["cols"] + 32
+    rest = dict(a, rows=a["rows"] - 1)
+    return first + (_mxtv(rest, acc) if a["rows"] > 1 else 10)
+
+
 def _mxout(a, acc):
     # ADDF3 R0, *W++, R1 and MPYF3 || STF: W read and written on the bus
     per_w = 2 * acc[a["W"]] if a["W"] != "chip" else 2
@@ -98,6 +109,8 @@ KERNELS: dict[str, Kernel] = {
     "_mxvs": Kernel(("y", "W", "x", "rows", "cols", "b", "stride"), _mxv, "as _mxv (band)"),
     "_mxtv": Kernel(("y", "W", "e", "rows", "cols"), _mxtv, "firmware.md 9: 1.5/weight + 10/row + 59"),
     "_mxtvs": Kernel(("y", "W", "e", "rows", "cols", "stride"), _mxtv, "as _mxtv (band)"),
+    "_mxtvw": Kernel(("y", "W", "e", "rows", "cols"), _mxtvw,
+                     "matrix.asm _mxtvw: 1/weight of the first row + 32, then _mxtv"),
     "_mxout": Kernel(("W", "d", "x", "rows", "cols"), _mxout, "firmware.md 9: 2/weight + 9/row + 36"),
     "_mxouts": Kernel(("W", "d", "x", "rows", "cols", "stride"), _mxout, "as _mxout (band)"),
     "_mxoutm": Kernel(("W", "d", "x", "rows", "cols", "M"), _mxoutm,

@@ -4,6 +4,7 @@
 *
 *   _mxv(y, W, x, rows, cols, b)    y = W x + b      (b = 0: no bias)
 *   _mxtv(y, W, e, rows, cols)      y = y + W^T e    (y: cols, e: rows)
+*   _mxtvw(y, W, e, rows, cols)     y = W^T e        (written, not added)
 *   _mxout(W, d, x, rows, cols, eta)             W = W + eta d x^T
 *   _mxoutm(W, d, x, rows, cols, M, eta, alpha)  M = alpha M + eta d x^T
 *                                                W = W + M
@@ -31,7 +32,7 @@
 
         .include "rap.inc"
 
-        .global _mxv, _mxtv, _mxout, _mxoutm
+        .global _mxv, _mxtv, _mxout, _mxoutm, _mxtvw
         .global _mxvs, _mxtvs, _mxouts, _mxoutms
 
         .text
@@ -103,6 +104,40 @@ mv_bonly:                               ; cols <= 0: y = b (or 0.0)
         LDF     *AR6++(IR1), R0
 mv_s2:  STF     R0, *AR2++
         BR      mv_ret
+
+* ---------------------------------------------------------------------------
+* _mxtvw(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] = sum_i e[i] W[i][j]
+*
+* y written, not added to: the first row stores e[0] W[0][j] (one cycle a
+* weight: MPYF3 || STF of the previous product, TMS320C3x User's Guide
+* 13.2, parallel multiply and store), then the other rows add as _mxtv does
+* (a branch into it with rows - 1).  The words are those of clearing y and
+* calling _mxtv: there the first row stores 0 + e[0] W[0][j], and adding
+* 0.0 to the product changes no bit of it.  rows <= 0: y = 0.
+* ---------------------------------------------------------------------------
+_mxtvw:
+        LDI     AR6, R1
+        RETSLE                          ; cols <= 0
+        LDI     AR5, R0
+        BLE     tvw_zero                ; no rows: y = 0
+        LDF     *AR4++, R2              ; s = e[0]
+        LDI     AR2, AR0                ; AR0: y write pointer
+        MPYF3   *AR3++, R2, R3          ; s W[0][0]
+        SUBI    2, R1                   ; cols - 2: the repeat count
+        BN      tvw_last                ; cols = 1
+        RPTS    R1
+        MPYF3   R2, *AR3++, R3          ; s W[0][j+1]
+||      STF     R3, *AR0++              ; y[j] = s W[0][j]
+tvw_last:
+        STF     R3, *AR0                ; y[cols-1]
+        SUBI    1, AR5                  ; the other rows (AR3 = W[1], AR4 = e + 1)
+        BR      _mxtv                   ; add as _mxtv does; its RETS returns
+tvw_zero:
+        LDF     0.0, R2
+        SUBI    1, R1
+        RPTS    R1
+        STF     R2, *AR2++
+        RETS
 
 * ---------------------------------------------------------------------------
 * _mxtv(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] += sum_i e[i] W[i][j]

@@ -207,3 +207,35 @@ def test_error_sums_written_not_added_bit_for_bit(monkeypatch):
     assert "clear n_err_h" in generate(lower(network, 4, mapping=resolve(network, 4)))
     b = train(network, tr, nodes=4)
     assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+
+
+@pytest.mark.parametrize("name", ["dag", "softmax", "sparse", "mixed"])
+@pytest.mark.parametrize("mapping", ["rows", "columns"])
+def test_first_writer_bit_for_bit(name, mapping, monkeypatch):
+    # the first W^T d into a whole error vector (rows), or the first W^T x
+    # into the partial net inputs (columns, a transposed shared matrix), is
+    # _mxtvw writing the vector instead of _vfill and _mxtv: the same words
+    from rapsim.compiler import codegen
+    from backend import SPARSE
+    import test_sharing
+    src = {"dag": DAG, "softmax": SOFTMAX, "sparse": SPARSE,
+           "mixed": test_sharing.MIXED.replace("MOM", "0.5")}[name]
+    network = net(src)
+    if name == "mixed" and mapping == "columns":
+        mapping = "rows"                    # sharing maps rows only
+    tr = random_data(network, 6, 1)
+    a = train(network, tr, nodes=4, mapping=mapping)
+    text = generate(lower(network, 4, mapping=resolve(network, 4, mapping)))
+    assert "_mxtvw" in text
+    monkeypatch.setattr(codegen._Gen, "first_error_writers", lambda self, names, part: {})
+    real = codegen._Gen.forward_transposed
+
+    def cleared(self, lp):                  # the forward sums cleared and added, as before
+        self.clear_sums(lp)
+        calls = len(self.e.text)
+        real(self, lp)
+        self.e.text[calls:] = [t.replace("_mxtvw", "_mxtv ") for t in self.e.text[calls:]]
+    monkeypatch.setattr(codegen._Gen, "forward_transposed", cleared)
+    assert "_mxtvw" not in generate(lower(network, 4, mapping=resolve(network, 4, mapping)))
+    b = train(network, tr, nodes=4, mapping=mapping)
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)

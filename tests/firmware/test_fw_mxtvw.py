@@ -1,0 +1,55 @@
+"""_mxtvw (firmware/matrix.asm): y = W^T e written, not added to -- word
+for word what clearing y with _vfill and calling _mxtv give (0 + a b is a
+b), on every shape the matrix tests use, with W in SRAM and in DRAM;
+no word past y written; the calling convention kept; its first row at
+one cycle a weight (the cycle formula: tests/firmware/test_fw_costs.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fwharness import DRAM, RAM1, SRAM, SRAM2, SRAM3, Call, check_convention, run_calls
+
+from test_fw_matrix import SHAPES
+
+CANARY = 0x5A5A5A5A
+
+
+@pytest.mark.parametrize("wbase", [SRAM, DRAM], ids=["sram", "dram"])
+def test_words_of_clear_and_mxtv(wbase):
+    rng = np.random.default_rng(7)
+    calls, checks = [], []
+    e_at, y_at = SRAM3, SRAM2
+    for k, (rows, cols) in enumerate(SHAPES):
+        W = wbase + 0x800 * k
+        ya, yb = y_at + 0x60 * (2 * k), y_at + 0x60 * (2 * k + 1)
+        calls += [Call("_vfill", [ya, cols], [0.0]), Call("_mxtv", [ya, W, e_at + 0x40 * k, rows, cols]),
+                  Call("_mxtvw", [yb, W, e_at + 0x40 * k, rows, cols])]
+        checks.append((rows, cols, W, ya, yb, e_at + 0x40 * k))
+
+    def setup(sim):
+        for rows, cols, W, ya, yb, e in checks:
+            sim.write_floats(W, rng.standard_normal(rows * cols))
+            sim.write_floats(e, rng.standard_normal(rows))
+            sim.write_floats(yb, rng.standard_normal(cols))     # overwritten
+            sim.write(ya + cols, [CANARY])
+            sim.write(yb + cols, [CANARY])
+
+    run = run_calls(calls, setup=setup)
+    check_convention(run)
+    for rows, cols, W, ya, yb, e in checks:
+        a, b = run.sim.read(ya, cols + 1), run.sim.read(yb, cols + 1)
+        assert list(a) == list(b), (rows, cols)
+        assert int(b[cols]) == CANARY
+
+
+def test_first_row_one_cycle_a_weight():
+    # rows = 1: one MPYF3 || STF per weight; 512 columns cost 512 more than 1
+    calls = [Call("_mxtvw", [RAM1, SRAM, SRAM3, 1, 1]), Call("_mxtvw", [RAM1, SRAM, SRAM3, 1, 513])]
+    run = run_calls(calls)
+    assert 512 <= run.cycles(1) - run.cycles(0) <= 520
+    # and against clearing y and adding the row: 1.5 a weight + 1 to clear
+    calls = [Call("_vfill", [SRAM2, 512], [0.0]), Call("_mxtv", [SRAM2, SRAM, SRAM3, 1, 512]),
+             Call("_mxtvw", [RAM1, SRAM, SRAM3, 1, 512])]
+    run = run_calls(calls)
+    assert run.cycles(0) + run.cycles(1) - run.cycles(2) > 700
