@@ -543,10 +543,12 @@ class _Gen:
         pnet = Addr(lp.pnet.name)
         for n, cp in enumerate(c for c in self.incoming(lp.name) if c.by_source):
             src = p.layers[cp.connect.src]
-            # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm _mxtvw)
-            e.call("_mxtvw" if n == 0 else "_mxtv",
-                   [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
-                    Imm(lp.layer.size)],
+            # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm
+            # _mxtvw); a connect split by columns takes two rows a pass (_mxtv2,
+            # its own summation order: reference.Model._by_columns)
+            kernel = ("_mxtv2" if cp.columns else "_mxtv") + ("w" if n == 0 else "")
+            e.call(kernel, [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
+                            Imm(lp.layer.size)],
                    comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "
                            f"({self.by_source_what(cp)})")
         if self.split(lp):

@@ -251,7 +251,8 @@ class Model:
         (docs/compiler.md, "Connects split by columns"; another order than
         rows' dot products, so the sums may differ in the last bits): node
         j's partial sums p_j = sum over its own source units u, in order, of
-        W[:, u] x[u] (accumulated from 0), then destination unit i of node
+        W[:, u] x[u] (the first written, the next ones two at a time as
+        _mxtv2 adds them: firmware/matrix.asm), then destination unit i of node
         k's slice sums p_{k+1}[i] + p_{k+2}[i] + ... + p_k[i] around the
         ring (the reduce-scatter's chain, docs/firmware.md 10)."""
         r = self._r
@@ -259,9 +260,22 @@ class Model:
         n = len(src_off) - 1
         parts = []
         for j in range(n):
-            p = np.zeros(wc.shape[0])
-            for u in range(src_off[j], src_off[j + 1]):
-                p = r(p + r(wc[:, u] * x[u]))
+            us = list(range(src_off[j], src_off[j + 1]))
+            p = r(wc[:, us[0]] * x[us[0]]) if us else np.zeros(wc.shape[0])
+            rest = us[1:]
+            # _mxtv2: pairs of rows summed in the registers, stored once (an
+            # odd last row alone); one row left, or fewer than 3 outputs: rows
+            # one at a time (_mxtv)
+            pairs = len(rest) >= 2 and wc.shape[0] >= 3
+            k = 0
+            while k < len(rest):
+                if pairs and k + 1 < len(rest):
+                    a, b = rest[k], rest[k + 1]
+                    p = r((p + wc[:, a] * x[a]) + wc[:, b] * x[b])
+                    k += 2
+                else:
+                    p = r(p + wc[:, rest[k]] * x[rest[k]])
+                    k += 1
             parts.append(p)
         out = np.zeros(wc.shape[0])
         for k in range(n):

@@ -65,15 +65,34 @@ def _mxtv(a, acc):
     return per_w * a["rows"] * a["cols"] + 10 * a["rows"] + 59
 
 
-def _mxtvw(a, acc):
-    # the first row by RPTS of MPYF3 || STF (one W read a weight, y written
-    # on chip beside it), then _mxtv with rows - 1 (its early return: 10
-    # cycles for none); no rows: y filled with 0.0 (matrix.asm, _mxtvw)
-    if a["rows"] <= 0:
-        return max(a["cols"], 0) + 24
-    first = bus(a["W"], access=acc) * a["cols"] + 32
-    rest = dict(a, rows=a["rows"] - 1)
-    return first + (_mxtv(rest, acc) if a["rows"] > 1 else 10)
+def _first_row(then, overhead: int, zero: int):
+    """A kernel that writes its first row by RPTS of MPYF3 || STF (one W
+    read a weight, y written on chip beside it), then adds the other rows
+    with ``then`` (its early return: 10 cycles for none); no rows: y
+    filled with 0.0 (matrix.asm, _mxtvw and _mxtv2w)."""
+    def cycles(a, acc):
+        if a["rows"] <= 0:
+            return max(a["cols"], 0) + zero
+        first = bus(a["W"], access=acc) * a["cols"] + overhead
+        return first + (then(dict(a, rows=a["rows"] - 1), acc) if a["rows"] > 1 else 10)
+    return cycles
+
+
+def _mxtv2(a, acc):
+    # pairs of rows: per pair and column 2 MPYF3 || ADDF3 reading W and y,
+    # 2 reading W and e, half a STF || STF (y on chip): 1.25 a weight with W
+    # in SRAM, e and y on chip; 12.5 a pair of rows + 78; an odd last row
+    # and the short cases (one row, fewer than 3 columns) by _mxtv
+    rows, cols = a["rows"], a["cols"]
+    if rows < 2 or cols < 3:
+        return _mxtv(a, acc) + (16 if rows > 0 and cols > 0 else 0)
+    per_col = bus(a["W"], access=acc) + bus(a["W"], a["e"], access=acc) + 0.5
+    t = (rows // 2) * (per_col * cols + 12.5) + 78
+    return t + (_mxtv(dict(a, rows=1), acc) + 2 if rows % 2 else 0)
+
+
+_mxtvw = _first_row(_mxtv, 37, 25)
+_mxtv2w = _first_row(_mxtv2, 36, 29)
 
 
 def _mxout(a, acc):
@@ -110,7 +129,11 @@ KERNELS: dict[str, Kernel] = {
     "_mxtv": Kernel(("y", "W", "e", "rows", "cols"), _mxtv, "firmware.md 9: 1.5/weight + 10/row + 59"),
     "_mxtvs": Kernel(("y", "W", "e", "rows", "cols", "stride"), _mxtv, "as _mxtv (band)"),
     "_mxtvw": Kernel(("y", "W", "e", "rows", "cols"), _mxtvw,
-                     "matrix.asm _mxtvw: 1/weight of the first row + 32, then _mxtv"),
+                     "matrix.asm _mxtvw: 1/weight of the first row + 37, then _mxtv"),
+    "_mxtv2": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2,
+                     "matrix.asm _mxtv2: 1.25/weight + 12.5 a pair of rows + 78"),
+    "_mxtv2w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2w,
+                      "matrix.asm _mxtv2w: 1/weight of the first row + 36, then _mxtv2"),
     "_mxout": Kernel(("W", "d", "x", "rows", "cols"), _mxout, "firmware.md 9: 2/weight + 9/row + 36"),
     "_mxouts": Kernel(("W", "d", "x", "rows", "cols", "stride"), _mxout, "as _mxout (band)"),
     "_mxoutm": Kernel(("W", "d", "x", "rows", "cols", "M"), _mxoutm,

@@ -5,6 +5,8 @@
 *   _mxv(y, W, x, rows, cols, b)    y = W x + b      (b = 0: no bias)
 *   _mxtv(y, W, e, rows, cols)      y = y + W^T e    (y: cols, e: rows)
 *   _mxtvw(y, W, e, rows, cols)     y = W^T e        (written, not added)
+*   _mxtv2(y, W, e, rows, cols)     y = y + W^T e, two rows a pass (1.25/weight)
+*   _mxtv2w(y, W, e, rows, cols)    y = W^T e, then two rows a pass
 *   _mxout(W, d, x, rows, cols, eta)             W = W + eta d x^T
 *   _mxoutm(W, d, x, rows, cols, M, eta, alpha)  M = alpha M + eta d x^T
 *                                                W = W + M
@@ -32,7 +34,7 @@
 
         .include "rap.inc"
 
-        .global _mxv, _mxtv, _mxout, _mxoutm, _mxtvw
+        .global _mxv, _mxtv, _mxout, _mxoutm, _mxtvw, _mxtv2, _mxtv2w
         .global _mxvs, _mxtvs, _mxouts, _mxoutms
 
         .text
@@ -115,8 +117,12 @@ mv_s2:  STF     R0, *AR2++
 * calling _mxtv: there the first row stores 0 + e[0] W[0][j], and adding
 * 0.0 to the product changes no bit of it.  rows <= 0: y = 0.
 * ---------------------------------------------------------------------------
+_mxtv2w:                                ; the same first row, then _mxtv2 (below)
+        LDI     1, IR1
+        BR      tvw_in
 _mxtvw:
-        LDI     AR6, R1
+        LDI     0, IR1                  ; IR1: the rows after the first by _mxtv (0)
+tvw_in: LDI     AR6, R1                 ; or _mxtv2 (1)
         RETSLE                          ; cols <= 0
         LDI     AR5, R0
         BLE     tvw_zero                ; no rows: y = 0
@@ -131,6 +137,8 @@ _mxtvw:
 tvw_last:
         STF     R3, *AR0                ; y[cols-1]
         SUBI    1, AR5                  ; the other rows (AR3 = W[1], AR4 = e + 1)
+        CMPI    0, IR1
+        BNZ     _mxtv2                  ; _mxtv2w: two rows a pass
         BR      _mxtv                   ; add as _mxtv does; its RETS returns
 tvw_zero:
         LDF     0.0, R2
@@ -138,6 +146,118 @@ tvw_zero:
         RPTS    R1
         STF     R2, *AR2++
         RETS
+
+* ---------------------------------------------------------------------------
+* _mxtv2(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] += sum_i e[i] W[i][j]
+*
+* Two rows i, i+1 a pass: y[j] = (y[j] + e[i] W[i][j]) + e[i+1] W[i+1][j]
+* with both sums in the registers' extended precision and one store (so
+* its words differ from _mxtv's, which stores after every row).  Two
+* columns per pass of a five-instruction RPTB block:
+*     MPYF3 *Wi++, R4, R0     || ADDF3 *yr++, R0, R2    p = s W[i][j+1];   t = y[j] + p'
+*     MPYF3 *Wi1++, *e1, R1   || ADDF3 R2, R1, R3       q = e[i+1] W[i+1][j+1];  u = t + q'
+*     (the same for column j+2, u into R2)
+*     STF R3, *+yw(1) || STF R2, *++yw(IR0)
+* (the parallel operations read their registers before either writes
+* them, TMS320C3x User's Guide 13.2, as in TI's FIR loop; e[i+1] is read
+* from memory, the second multiply's two operands both indirect).  With W
+* in SRAM, y and e on chip: 1.25 cycles a weight.  An odd last row goes to
+* _mxtv; one row or fewer than 3 columns: all of it.
+* ---------------------------------------------------------------------------
+_mxtv2:
+        LDI     AR5, R0
+        RETSLE                          ; rows <= 0
+        LDI     AR6, R1
+        RETSLE                          ; cols <= 0
+        CMPI    2, R0
+        BLT     _mxtv                   ; one row
+        CMPI    3, R1
+        BLT     _mxtv                   ; fewer than 3 columns
+        SAVEX   R4
+        PUSH    R0                      ; rows (an odd last row: _mxtv)
+        LSH     -1, R0
+        SUBI    1, R0
+        LDI     R0, AR5                 ; DB count: pairs - 1
+        LDI     AR6, IR1                ; IR1: a row
+        LDI     2, IR0
+        LDI     AR3, AR1
+        ADDI    AR6, AR1                ; AR1: W[i+1]
+        LDI     AR2, AR0                ; AR0: y read pointer
+        SUBI    1, AR2                  ; AR2: y write pointer (y + 2p - 1)
+        LDI     R1, R0
+        LSH     -1, R0                  ; m = cols / 2
+        TSTB    1, R1
+        BNZ     t2_odd
+* even cols = 2m: m - 1 passes, then the last two columns
+        SUBI    2, R0
+        LDI     R0, BK                  ; RC value of a pair of rows
+t2_erow:
+        LDI     BK, RC
+        LDF     *AR4++, R4              ; s = e[i]; AR4 -> e[i+1]
+        MPYF3   *AR3++, R4, R0          ; s W[i][0]
+        MPYF3   *AR1++, *AR4, R1        ; e[i+1] W[i+1][0]
+        RPTB    t2_eb
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R2
+t2_eb:  STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        MPYF3   *AR3++, R4, R0          ; column 2m-1
+||      ADDF3   *AR0++, R0, R2          ; y[2m-2] + s W[i][2m-2]
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        ADDF3   R0, *AR0++, R2
+        ADDF3   R2, R1, R2
+        STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        NOP     *AR4++                  ; e[i+2]
+        NOP     *AR3++(IR1)             ; W[i+2]
+        DBD     AR5, t2_erow
+        NOP     *AR1++(IR1)             ; W[i+3]
+        NOP     *AR0--(IR1)             ; y
+        NOP     *AR2--(IR1)             ; y - 1
+        BR      t2_left
+* odd cols = 2m + 1: m passes, then the last column
+t2_odd: SUBI    1, R0
+        LDI     R0, BK
+t2_orow:
+        LDI     BK, RC
+        LDF     *AR4++, R4
+        MPYF3   *AR3++, R4, R0
+        MPYF3   *AR1++, *AR4, R1
+        RPTB    t2_ob
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R2
+t2_ob:  STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        ADDF3   R0, *AR0++, R2          ; column 2m
+        ADDF3   R2, R1, R2
+        STF     R2, *++AR2
+        NOP     *AR4++
+        NOP     *AR3++(IR1)
+        DBD     AR5, t2_orow
+        NOP     *AR1++(IR1)
+        NOP     *AR0--(IR1)
+        NOP     *AR2--(IR1)
+t2_left:
+        POP     R0                      ; rows
+        RESTX   R4
+        TSTB    1, R0
+        RETSZ                           ; even: done
+        LDI     AR0, AR2                ; an odd last row (AR3, AR4 on it): _mxtv
+        LDI     1, AR5
+        BR      _mxtv
 
 * ---------------------------------------------------------------------------
 * _mxtv(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] += sum_i e[i] W[i][j]

@@ -53,3 +53,49 @@ def test_first_row_one_cycle_a_weight():
              Call("_mxtvw", [RAM1, SRAM, SRAM3, 1, 512])]
     run = run_calls(calls)
     assert run.cycles(0) + run.cycles(1) - run.cycles(2) > 700
+
+
+@pytest.mark.parametrize("wbase", [SRAM, DRAM], ids=["sram", "dram"])
+def test_two_rows_a_pass(wbase):
+    # _mxtv2: y + W^T e; _mxtv2w: W^T e -- against numpy within the C30's
+    # precision (a stored single: 2^-23 relative; each pair of rows summed
+    # in the registers, stored once)
+    from fwharness import assert_close, c30
+    rng = np.random.default_rng(11)
+    shapes = SHAPES + [(13, 61), (12, 61), (3, 3), (2, 4), (6, 5)]
+    calls, checks = [], []
+    for k, (rows, cols) in enumerate(shapes):
+        W = wbase + 0x800 * k
+        e = SRAM3 + 0x40 * k
+        y2, yw = SRAM2 + 0x60 * (2 * k), SRAM2 + 0x60 * (2 * k + 1)
+        calls += [Call("_mxtv2", [y2, W, e, rows, cols]), Call("_mxtv2w", [yw, W, e, rows, cols])]
+        checks.append((rows, cols, W, e, y2, yw, c30(rng.standard_normal((rows, cols))),
+                       c30(rng.standard_normal(rows)), c30(rng.standard_normal(cols))))
+
+    def setup(sim):
+        for rows, cols, W, e, y2, yw, w, ev, y in checks:
+            sim.write_floats(W, w.ravel())
+            sim.write_floats(e, ev)
+            sim.write_floats(y2, y)
+            sim.write_floats(yw, -y)
+            sim.write(y2 + cols, [CANARY])
+            sim.write(yw + cols, [CANARY])
+
+    run = run_calls(calls, setup=setup)
+    check_convention(run)
+    for rows, cols, W, e, y2, yw, w, ev, y in checks:
+        scale = np.abs(w).T @ np.abs(ev)
+        got2 = run.sim.read_floats(y2, cols)
+        assert_close(got2, y + w.T @ ev, scale + np.abs(y), 2 + rows, f"mxtv2 {rows}x{cols}")
+        assert_close(run.sim.read_floats(yw, cols), w.T @ ev, scale, 2 + rows,
+                     f"mxtv2w {rows}x{cols}")
+        assert int(run.sim.read(y2 + cols, 1)[0]) == CANARY
+        assert int(run.sim.read(yw + cols, 1)[0]) == CANARY
+
+
+def test_two_rows_cost_less():
+    # 12 rows of 61 (W in SRAM, y and e on chip): about 1.25 cycles a weight
+    from fwharness import RAM0
+    calls = [Call("_mxtv", [RAM1, SRAM, RAM0, 12, 61]), Call("_mxtv2", [RAM1, SRAM, RAM0, 12, 61])]
+    run = run_calls(calls)
+    assert run.cycles(1) < run.cycles(0) - 150, (run.cycles(0), run.cycles(1))
