@@ -582,8 +582,9 @@ class _Gen:
                     e.call("_mxoutm", [W, d, x, n, cols, Addr(cp.momentum.name)],
                            [Var("hv_eta"), Var("falpha")],
                            comment=f"{cp.connect.name} (columns): W^T += M = aM + eta x d^T")
-                else:
-                    e.call("_mxout", [W, d, x, n, cols], [Var("hv_eta")],
+                else:       # weights on chip: _mxoutc, the same words (lower._onchip_columns)
+                    chip = cp.weights.region in ("ram0", "ram1")
+                    e.call("_mxoutc" if chip else "_mxout", [W, d, x, n, cols], [Var("hv_eta")],
                            comment=f"{cp.connect.name} (columns): W^T += eta x d^T")
 
     def first_error_writers(self, names: list[str], part: str | None) -> dict:

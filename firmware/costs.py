@@ -91,6 +91,16 @@ def _mxtv2(a, acc):
     return t + (_mxtv(dict(a, rows=1), acc) + 2 if rows % 2 else 0)
 
 
+def _mxoutc(a, acc):
+    # _mxtv's loop with W and x exchanged: per two weights two MPYF3 || ADDF3
+    # reading x and W, one STF || STF writing W (two accesses: one cycle on
+    # chip, two on the bus); fewer than 4 columns: _mxout (matrix.asm)
+    if a["rows"] <= 0 or a["cols"] < 4:
+        return _mxout(a, acc) + (8 if a["rows"] > 0 and a["cols"] > 0 else 0)
+    per_w = bus(a["W"], a["x"], access=acc) + bus(a["W"], a["W"], access=acc) / 2
+    return per_w * a["rows"] * a["cols"] + 10 * a["rows"] + 57
+
+
 _mxtvw = _first_row(_mxtv, 37, 25)
 _mxtv2w = _first_row(_mxtv2, 36, 29)
 
@@ -130,6 +140,8 @@ KERNELS: dict[str, Kernel] = {
     "_mxtvs": Kernel(("y", "W", "e", "rows", "cols", "stride"), _mxtv, "as _mxtv (band)"),
     "_mxtvw": Kernel(("y", "W", "e", "rows", "cols"), _mxtvw,
                      "matrix.asm _mxtvw: 1/weight of the first row + 37, then _mxtv"),
+    "_mxoutc": Kernel(("W", "d", "x", "rows", "cols"), _mxoutc,
+                      "matrix.asm _mxoutc: 1.5/weight with W on chip + 10/row + 57"),
     "_mxtv2": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2,
                      "matrix.asm _mxtv2: 1.25/weight + 12.5 a pair of rows + 78"),
     "_mxtv2w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2w,

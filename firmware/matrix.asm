@@ -7,6 +7,7 @@
 *   _mxtvw(y, W, e, rows, cols)     y = W^T e        (written, not added)
 *   _mxtv2(y, W, e, rows, cols)     y = y + W^T e, two rows a pass (1.25/weight)
 *   _mxtv2w(y, W, e, rows, cols)    y = W^T e, then two rows a pass
+*   _mxoutc(W, d, x, rows, cols, eta)            W = W + eta d x^T, W on chip
 *   _mxout(W, d, x, rows, cols, eta)             W = W + eta d x^T
 *   _mxoutm(W, d, x, rows, cols, M, eta, alpha)  M = alpha M + eta d x^T
 *                                                W = W + M
@@ -34,7 +35,7 @@
 
         .include "rap.inc"
 
-        .global _mxv, _mxtv, _mxout, _mxoutm, _mxtvw, _mxtv2, _mxtv2w
+        .global _mxv, _mxtv, _mxout, _mxoutm, _mxtvw, _mxtv2, _mxtv2w, _mxoutc
         .global _mxvs, _mxtvs, _mxouts, _mxoutms
 
         .text
@@ -409,6 +410,85 @@ mo_one: LDI     R0, RC                  ; cols = 1: one weight per row
         MPYF3   R3, *AR4++(IR0), R0     ; s x[i stride]
         ADDF3   R0, *AR2, R1
 mo_ob:  STF     R1, *AR2++
+        RETS
+
+* ---------------------------------------------------------------------------
+* _mxoutc(W AR2, d AR3, x AR4, rows AR5, cols AR6, eta R2):  W += eta d x^T
+*
+* _mxout for W in on-chip RAM (both blocks take two accesses a cycle,
+* TMS320C3x User's Guide 2.3), two weights per pass of a three-instruction
+* RPTB block, _mxtv's with the roles of W and x exchanged:
+*     MPYF3 *x++, R4, R1 || ADDF3 *Wr++, R0, R2    R1 = s x[2p+1], R2 = W[2p] + s x[2p]
+*     MPYF3 *x++, R4, R0 || ADDF3 *Wr++, R1, R3    R0 = s x[2p+2], R3 = W[2p+1] + R1
+*     STF R2, *+Ww(1) || STF R3, *++Ww(IR0)
+* 1.5 cycles a weight against _mxout's 2; the same arithmetic (s = eta d[i]
+* by MPYF3, W + s x[j] by one ADDF3 each), so the same words.  Fewer than 4
+* columns: _mxout.
+* ---------------------------------------------------------------------------
+_mxoutc:
+        LDI     AR5, R0
+        RETSLE                          ; rows <= 0
+        LDI     AR6, R1
+        CMPI    4, R1
+        BLT     _mxout                  ; fewer than 4 columns (or none)
+        SAVEX   R4
+        SAVEX   R5
+        LDF     R2, R5                  ; eta (R2 is a sum below)
+        SUBI    1, R0
+        LDI     R0, AR5                 ; DB count: rows - 1
+        LDI     AR2, AR0                ; AR0: W read pointer
+        SUBI    1, AR2                  ; AR2: W write pointer (W + 2p - 1)
+        LDI     AR4, AR1                ; AR1: x pointer
+        LDI     AR6, IR1                ; IR1 = cols: rewinds x
+        LDI     2, IR0
+        LDI     R1, R0
+        LSH     -1, R0                  ; m = cols / 2
+        TSTB    1, R1
+        BNZ     oc_odd
+* even cols = 2m: m - 1 passes, then the last two weights
+        SUBI    2, R0
+        LDI     R0, BK
+oc_erow:
+        LDI     BK, RC
+        MPYF3   R5, *AR3++, R4          ; s = eta d[i]
+        MPYF3   *AR1++, R4, R0          ; s x[0]
+        RPTB    oc_eb
+        MPYF3   *AR1++, R4, R1
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, R4, R0
+||      ADDF3   *AR0++, R1, R3
+oc_eb:  STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        MPYF3   *AR1++, R4, R1          ; s x[2m-1]
+||      ADDF3   *AR0++, R0, R2          ; W[2m-2] + s x[2m-2]
+        ADDF3   R1, *AR0++, R3          ; W[2m-1] + s x[2m-1]
+        DBD     AR5, oc_erow
+        STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        NOP     *AR1--(IR1)             ; rewind x
+        NOP
+        BR      oc_ret
+* odd cols = 2m + 1: m passes, then the last weight
+oc_odd: SUBI    1, R0
+        LDI     R0, BK
+oc_orow:
+        LDI     BK, RC
+        MPYF3   R5, *AR3++, R4
+        MPYF3   *AR1++, R4, R0
+        RPTB    oc_ob
+        MPYF3   *AR1++, R4, R1
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, R4, R0
+||      ADDF3   *AR0++, R1, R3
+oc_ob:  STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        ADDF3   R0, *AR0++, R2          ; W[2m] + s x[2m]
+        DBD     AR5, oc_orow
+        STF     R2, *++AR2
+        NOP     *AR1--(IR1)             ; rewind x
+        NOP
+oc_ret: RESTX   R5
+        RESTX   R4
         RETS
 
 * ---------------------------------------------------------------------------

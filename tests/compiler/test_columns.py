@@ -239,3 +239,26 @@ def test_first_writer_bit_for_bit(name, monkeypatch):
     assert "_mxtvw" not in generate(lower(network, 4, mapping=resolve(network, 4, mapping)))
     b = train(network, tr, nodes=4, mapping=mapping)
     assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+
+
+def test_columns_weights_on_chip_bit_for_bit(monkeypatch):
+    # without momentum a connect split by columns keeps its weights in an
+    # on-chip block when the vectors leave room: _mxoutc updates them at 1.5
+    # cycles a weight, the words of _mxout
+    from rapsim.compiler import lower as lower_mod
+    network = net(SOFTMAX)
+    plan = lower(network, 4, mapping=resolve(network, 4, "columns"))
+    cp = next(c for c in plan.connects if c.columns)
+    assert cp.weights.region in ("ram0", "ram1") and "_mxoutc" in generate(plan)
+    tr = random_data(network, 6, 1)
+    a = train(network, tr, nodes=4, mapping="columns")
+    monkeypatch.setattr(lower_mod, "_onchip_columns", lambda plan, vectors: [])
+    plan = lower(network, 4, mapping=resolve(network, 4, "columns"))
+    assert next(c for c in plan.connects if c.columns).weights.region == "sram"
+    assert "_mxoutc" not in generate(plan)
+    b = train(network, tr, nodes=4, mapping="columns")
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+    # with momentum (_mxoutm walks W and M on the bus): the weights stay off chip
+    wide = net(WIDE)
+    plan = lower(wide, 4, mapping=resolve(wide, 4))
+    assert next(c for c in plan.connects if c.columns).weights.region == "sram"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fwharness import DRAM, RAM1, SRAM, SRAM2, SRAM3, Call, check_convention, run_calls
+from fwharness import DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, check_convention, run_calls
 
 from test_fw_matrix import SHAPES
 
@@ -99,3 +99,45 @@ def test_two_rows_cost_less():
     calls = [Call("_mxtv", [RAM1, SRAM, RAM0, 12, 61]), Call("_mxtv2", [RAM1, SRAM, RAM0, 12, 61])]
     run = run_calls(calls)
     assert run.cycles(1) < run.cycles(0) - 150, (run.cycles(0), run.cycles(1))
+
+
+@pytest.mark.parametrize("wbase", [RAM0, SRAM], ids=["chip", "sram"])
+def test_mxoutc_words_of_mxout(wbase):
+    # _mxoutc: W += eta d x^T, the words of _mxout (the same MPYF3 and ADDF3
+    # per weight), two weights in three cycles with W on chip
+    rng = np.random.default_rng(5)
+    shapes = [s for s in SHAPES if s[0] * s[1] <= 0x180] + [(13, 61), (3, 61), (2, 4), (2, 5)]
+    calls, checks = [], []
+    x_at, d_at = RAM1, RAM1 + 0x100
+    for k, (rows, cols) in enumerate(shapes):
+        Wa, Wb = wbase, SRAM2 + 0x400 * k
+        calls += [Call("_mxoutc", [Wa, d_at, x_at, rows, cols], [0.05]),
+                  Call("_mxout", [Wb, d_at, x_at, rows, cols], [0.05])]
+        checks.append((rows, cols, Wa, Wb))
+    w0 = rng.standard_normal(0x400)
+
+    def setup(sim):
+        sim.write_floats(x_at, rng.standard_normal(0x100))
+        sim.write_floats(d_at, rng.standard_normal(0x20))
+        for rows, cols, Wa, Wb in checks:
+            sim.write_floats(Wb, w0[:rows * cols])
+            sim.write(Wb + rows * cols, [CANARY])
+
+    # each _mxoutc call works on W = w0 at wbase, written again before it
+    import fwharness
+    results = []
+    for k, (rows, cols, Wa, Wb) in enumerate(checks):
+        def setup_k(sim, rows=rows, cols=cols, Wa=Wa):
+            setup(sim)
+            sim.write_floats(Wa, w0[:rows * cols])
+            sim.write(Wa + rows * cols, [CANARY])
+        run = run_calls(calls[2 * k:2 * k + 2], setup=setup_k)
+        check_convention(run)
+        n = rows * cols
+        a, b = run.sim.read(Wa, n + 1), run.sim.read(Wb, n + 1)
+        assert list(a) == list(b), (rows, cols)
+        assert int(a[n]) == CANARY
+        results.append((rows, cols, run.cycles(0), run.cycles(1)))
+    if wbase == RAM0:
+        rows, cols, c, m = results[-4]                      # 13 x 61
+        assert c < 0.8 * m, (c, m)
