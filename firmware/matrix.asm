@@ -165,6 +165,67 @@ tvw_zero:
 * in SRAM, y and e on chip: 1.25 cycles a weight.  An odd last row goes to
 * _mxtv; one row or fewer than 3 columns: all of it.
 * ---------------------------------------------------------------------------
+* Two columns a pass over a row (cols in R1, m = cols / 2): ROW with EVEN
+* after m - 1 passes (the last two columns), then a branch to DONE; or
+* with ODD after m passes (the last column).
+PAIRS   .macro  row, even, odd, done
+        LDI     R1, R0
+        LSH     -1, R0                  ; m
+        TSTB    1, R1
+        BNZ     odd?
+        SUBI    2, R0
+        LDI     R0, BK                  ; even cols: m - 1 passes
+        row     even
+        BR      done
+odd?:   SUBI    1, R0
+        LDI     R0, BK                  ; odd cols: m passes
+        row     odd
+        .endm
+
+* A pair of rows of _mxtv2 (BK: the RC of its passes), then TAIL: the last
+* one or two columns; the pointers on to the next pair.
+T2ROW   .macro  tail
+row?:   LDI     BK, RC
+        LDF     *AR4++, R4              ; s = e[i]; AR4 -> e[i+1]
+        MPYF3   *AR3++, R4, R0          ; s W[i][0]
+        MPYF3   *AR1++, *AR4, R1        ; e[i+1] W[i+1][0]
+        RPTB    blk?
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R2
+blk?:   STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        tail
+        NOP     *AR4++                  ; e[i+2]
+        NOP     *AR3++(IR1)             ; W[i+2]
+        DBD     AR5, row?
+        NOP     *AR1++(IR1)             ; W[i+3]
+        NOP     *AR0--(IR1)             ; y
+        NOP     *AR2--(IR1)             ; y - 1
+        .endm
+
+T2EVEN  .macro                          ; columns 2m-2 and 2m-1
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        ADDF3   R0, *AR0++, R2
+        ADDF3   R2, R1, R2
+        STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        .endm
+
+T2ODD   .macro                          ; column 2m
+        ADDF3   R0, *AR0++, R2
+        ADDF3   R2, R1, R2
+        STF     R2, *++AR2
+        .endm
+
 _mxtv2:
         LDI     AR5, R0
         RETSLE                          ; rows <= 0
@@ -185,72 +246,7 @@ _mxtv2:
         ADDI    AR6, AR1                ; AR1: W[i+1]
         LDI     AR2, AR0                ; AR0: y read pointer
         SUBI    1, AR2                  ; AR2: y write pointer (y + 2p - 1)
-        LDI     R1, R0
-        LSH     -1, R0                  ; m = cols / 2
-        TSTB    1, R1
-        BNZ     t2_odd
-* even cols = 2m: m - 1 passes, then the last two columns
-        SUBI    2, R0
-        LDI     R0, BK                  ; RC value of a pair of rows
-t2_erow:
-        LDI     BK, RC
-        LDF     *AR4++, R4              ; s = e[i]; AR4 -> e[i+1]
-        MPYF3   *AR3++, R4, R0          ; s W[i][0]
-        MPYF3   *AR1++, *AR4, R1        ; e[i+1] W[i+1][0]
-        RPTB    t2_eb
-        MPYF3   *AR3++, R4, R0
-||      ADDF3   *AR0++, R0, R2
-        MPYF3   *AR1++, *AR4, R1
-||      ADDF3   R2, R1, R3
-        MPYF3   *AR3++, R4, R0
-||      ADDF3   *AR0++, R0, R2
-        MPYF3   *AR1++, *AR4, R1
-||      ADDF3   R2, R1, R2
-t2_eb:  STF     R3, *+AR2(1)
-||      STF     R2, *++AR2(IR0)
-        MPYF3   *AR3++, R4, R0          ; column 2m-1
-||      ADDF3   *AR0++, R0, R2          ; y[2m-2] + s W[i][2m-2]
-        MPYF3   *AR1++, *AR4, R1
-||      ADDF3   R2, R1, R3
-        ADDF3   R0, *AR0++, R2
-        ADDF3   R2, R1, R2
-        STF     R3, *+AR2(1)
-||      STF     R2, *++AR2(IR0)
-        NOP     *AR4++                  ; e[i+2]
-        NOP     *AR3++(IR1)             ; W[i+2]
-        DBD     AR5, t2_erow
-        NOP     *AR1++(IR1)             ; W[i+3]
-        NOP     *AR0--(IR1)             ; y
-        NOP     *AR2--(IR1)             ; y - 1
-        BR      t2_left
-* odd cols = 2m + 1: m passes, then the last column
-t2_odd: SUBI    1, R0
-        LDI     R0, BK
-t2_orow:
-        LDI     BK, RC
-        LDF     *AR4++, R4
-        MPYF3   *AR3++, R4, R0
-        MPYF3   *AR1++, *AR4, R1
-        RPTB    t2_ob
-        MPYF3   *AR3++, R4, R0
-||      ADDF3   *AR0++, R0, R2
-        MPYF3   *AR1++, *AR4, R1
-||      ADDF3   R2, R1, R3
-        MPYF3   *AR3++, R4, R0
-||      ADDF3   *AR0++, R0, R2
-        MPYF3   *AR1++, *AR4, R1
-||      ADDF3   R2, R1, R2
-t2_ob:  STF     R3, *+AR2(1)
-||      STF     R2, *++AR2(IR0)
-        ADDF3   R0, *AR0++, R2          ; column 2m
-        ADDF3   R2, R1, R2
-        STF     R2, *++AR2
-        NOP     *AR4++
-        NOP     *AR3++(IR1)
-        DBD     AR5, t2_orow
-        NOP     *AR1++(IR1)
-        NOP     *AR0--(IR1)
-        NOP     *AR2--(IR1)
+        PAIRS   T2ROW, T2EVEN, T2ODD, t2_left
 t2_left:
         POP     R0                      ; rows
         RESTX   R4
@@ -425,6 +421,40 @@ mo_ob:  STF     R1, *AR2++
 * by MPYF3, W + s x[j] by one ADDF3 each), so the same words.  Fewer than 4
 * columns: _mxout.
 * ---------------------------------------------------------------------------
+* A row of _mxoutc (BK: the RC of its passes), then TAIL (given the loop's
+* label): the last one or two weights, the DBD and its first delay slot.
+OCROW   .macro  tail
+row?:   LDI     BK, RC
+        MPYF3   R5, *AR3++, R4          ; s = eta d[i]
+        MPYF3   *AR1++, R4, R0          ; s x[0]
+        RPTB    blk?
+        MPYF3   *AR1++, R4, R1
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, R4, R0
+||      ADDF3   *AR0++, R1, R3
+blk?:   STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        tail    row?
+        NOP     *AR1--(IR1)             ; rewind x
+        NOP
+        .endm
+
+OCEVEN  .macro  loop                    ; W[2m-2] + s x[2m-2], s x[2m-1]
+        MPYF3   *AR1++, R4, R1
+||      ADDF3   *AR0++, R0, R2
+        ADDF3   R1, *AR0++, R3          ; W[2m-1] + s x[2m-1]
+        DBD     AR5, loop
+        STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        .endm
+
+OCODD   .macro  loop
+        ADDF3   R0, *AR0++, R2          ; W[2m] + s x[2m]
+        DBD     AR5, loop
+        STF     R2, *++AR2
+        .endm
+
+
 _mxoutc:
         LDI     AR5, R0
         RETSLE                          ; rows <= 0
@@ -441,52 +471,7 @@ _mxoutc:
         LDI     AR4, AR1                ; AR1: x pointer
         LDI     AR6, IR1                ; IR1 = cols: rewinds x
         LDI     2, IR0
-        LDI     R1, R0
-        LSH     -1, R0                  ; m = cols / 2
-        TSTB    1, R1
-        BNZ     oc_odd
-* even cols = 2m: m - 1 passes, then the last two weights
-        SUBI    2, R0
-        LDI     R0, BK
-oc_erow:
-        LDI     BK, RC
-        MPYF3   R5, *AR3++, R4          ; s = eta d[i]
-        MPYF3   *AR1++, R4, R0          ; s x[0]
-        RPTB    oc_eb
-        MPYF3   *AR1++, R4, R1
-||      ADDF3   *AR0++, R0, R2
-        MPYF3   *AR1++, R4, R0
-||      ADDF3   *AR0++, R1, R3
-oc_eb:  STF     R2, *+AR2(1)
-||      STF     R3, *++AR2(IR0)
-        MPYF3   *AR1++, R4, R1          ; s x[2m-1]
-||      ADDF3   *AR0++, R0, R2          ; W[2m-2] + s x[2m-2]
-        ADDF3   R1, *AR0++, R3          ; W[2m-1] + s x[2m-1]
-        DBD     AR5, oc_erow
-        STF     R2, *+AR2(1)
-||      STF     R3, *++AR2(IR0)
-        NOP     *AR1--(IR1)             ; rewind x
-        NOP
-        BR      oc_ret
-* odd cols = 2m + 1: m passes, then the last weight
-oc_odd: SUBI    1, R0
-        LDI     R0, BK
-oc_orow:
-        LDI     BK, RC
-        MPYF3   R5, *AR3++, R4
-        MPYF3   *AR1++, R4, R0
-        RPTB    oc_ob
-        MPYF3   *AR1++, R4, R1
-||      ADDF3   *AR0++, R0, R2
-        MPYF3   *AR1++, R4, R0
-||      ADDF3   *AR0++, R1, R3
-oc_ob:  STF     R2, *+AR2(1)
-||      STF     R3, *++AR2(IR0)
-        ADDF3   R0, *AR0++, R2          ; W[2m] + s x[2m]
-        DBD     AR5, oc_orow
-        STF     R2, *++AR2
-        NOP     *AR1--(IR1)             ; rewind x
-        NOP
+        PAIRS   OCROW, OCEVEN, OCODD, oc_ret
 oc_ret: RESTX   R5
         RESTX   R4
         RETS
