@@ -28,7 +28,7 @@ import heapq
 
 from rapsim.errors import Diagnostics, RapError
 
-from .ir import BINARY_KINDS, CONNECT_KINDS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
+from .ir import BINARY_KINDS, CONNECT_KINDS, CONNECT_SPLITS, INPUT_KINDS, LAYER_KINDS, Connect, Layer, Loc, Network
 from .parser import Description, NetDecl
 from .settings import build_training
 from .sparse import explicit_pairs, generate
@@ -323,6 +323,15 @@ def _connects(desc: Description, layers: dict[str, Layer], outputs: set,
             continue
         c = Connect(d.src.text, d.dst.text, kind, loc=d.src.loc)
         out.append(c)               # for the graph checks, even when it has errors
+        if d.split is not None:
+            if d.split.text not in CONNECT_SPLITS:
+                errors.append((d.split.loc, f"connect {name}: unknown split {d.split.text!r} "
+                                            f"(expected {' or '.join(CONNECT_SPLITS)})"))
+            elif d.split.text == "columns" and kind != "full":
+                errors.append((d.split.loc, f"connect {name}: split columns needs a full "
+                                            f"connect, not {kind}"))
+            else:
+                c.split, c.split_loc = d.split.text, d.split.loc
         if not ok:
             continue
         src, dst = layers[d.src.text], layers[d.dst.text]

@@ -222,6 +222,9 @@ class _Gen:
         #: overlap ring: layer -> (the connect whose update could run its
         #: reduce-scatter, why it does not: "" when it does)
         self.rs_reasons: dict[str, tuple] = {}
+        #: layer -> the connect whose _mxtvw writes its partial error sums
+        #: (:meth:`first_error_writers`), in the backward pass being generated
+        self.err_first: dict = {}
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -537,12 +540,17 @@ class _Gen:
         node its own units.  Then ``net = own sums + bias``; the other
         incoming connects add to it."""
         e, p = self.e, self.p
-        pnet = self.clear_sums(lp)
-        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+        pnet = Addr(lp.pnet.name)
+        for n, cp in enumerate(c for c in self.incoming(lp.name) if c.by_source):
             src = p.layers[cp.connect.src]
-            e.call("_mxtv", [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
-                             Imm(lp.layer.size)],
-                   comment=f"{cp.connect.name}: y += W^T x (shares {cp.connect.share})")
+            # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm
+            # _mxtvw); a connect split by columns takes two rows a pass (_mxtv2,
+            # its own summation order: reference.Model._by_columns)
+            kernel = ("_mxtv2" if cp.columns else "_mxtv") + ("w" if n == 0 else "")
+            e.call(kernel, [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
+                            Imm(lp.layer.size)],
+                   comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "
+                           f"({self.by_source_what(cp)})")
         if self.split(lp):
             e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
                    comment=f"sum the partial net inputs of {lp.name}")
@@ -558,13 +566,62 @@ class _Gen:
         (:meth:`shared_updates`)."""
         e, p = self.e, self.p
         dall = self.gather_delta(lp, delta, rows)
-        for cp in (c for c in self.incoming(lp.name) if c.connect.transpose):
+        for cp in (c for c in self.incoming(lp.name) if c.by_source):
             src = p.layers[cp.connect.src]
             if src.err is not None:
                 err = self.err_own(src)
+                first = self.err_written_by(src) is cp      # then nothing to add to: 0 + s = s
                 e.call("_mxv", [err, Addr(cp.weights.name), Addr(dall), self.rows(src),
-                                Imm(lp.layer.size), err],
-                       comment=f"{cp.connect.name}: e += W d (shares {cp.connect.share})")
+                                Imm(lp.layer.size), Imm(0) if first else err],
+                       comment=f"{cp.connect.name}: e {'=' if first else '+='} W d "
+                               f"({self.by_source_what(cp)})")
+            if cp.columns:      # its own update right away (shared ones: shared_updates)
+                W = Addr(cp.weights.name)
+                d, x, n, cols = self.act_own(src), Addr(dall), self.rows(src), Imm(lp.layer.size)
+                if cp.momentum is not None:
+                    e.call("_mxoutm", [W, d, x, n, cols, Addr(cp.momentum.name)],
+                           [Var("hv_eta"), Var("falpha")],
+                           comment=f"{cp.connect.name} (columns): W^T += M = aM + eta x d^T")
+                else:       # weights on chip: _mxoutc, the same words (lower._onchip_columns)
+                    chip = cp.weights.region in ("ram0", "ram1")
+                    e.call("_mxoutc" if chip else "_mxout", [W, d, x, n, cols], [Var("hv_eta")],
+                           comment=f"{cp.connect.name} (columns): W^T += eta x d^T")
+
+    def first_error_writers(self, names: list[str], part: str | None) -> dict:
+        """The layers whose partial error sums (a whole vector) are first
+        added to by a plain full connect's ``W^T d`` in the backward pass
+        of ``names``: layer -> that connect, whose ``_mxtvw`` then writes
+        the vector instead of adding into a cleared one (the same words:
+        0 + a b is a b; matrix.asm).  Not for a hybrid's parts, the
+        checkerboard or an error vector copied into the stage."""
+        p = self.p
+        if part is not None or self.grid is not None:
+            return {}
+        first: dict = {}
+        for name in names:
+            cps = self.incoming(name)
+            for cp in [c for c in cps if c.by_source] + [c for c in cps if not c.by_source]:
+                src = p.layers[cp.connect.src]
+                if src.err is not None and src.name not in first:
+                    first[src.name] = cp
+        return {n: cp for n, cp in first.items()
+                if cp.kind == "full" and not cp.binary and not cp.by_source
+                and p.layers[n].reduced and not p.layers[n].err.staged}
+
+    def err_written_by(self, lp: LayerPlan) -> ConnectPlan | None:
+        """The connect split by columns that alone makes a layer's error
+        sums (its only outgoing connect; the sums are the node's own
+        slice): its ``_mxv`` writes them instead of adding into a cleared
+        vector (the same words: 0 + s is s).  None otherwise."""
+        out = [cp for cp in self.p.connects if cp.connect.src == lp.name
+               and (self.sub is None or cp.index in self.sub.connects)]
+        if lp.reduced or len(out) != 1 or not out[0].columns:
+            return None
+        return out[0]
+
+    @staticmethod
+    def by_source_what(cp: ConnectPlan) -> str:
+        return "split by columns" if cp.columns else f"shares {cp.connect.share}"
 
     def shared_updates(self) -> None:
         """The changes of every shared matrix, after the whole backward pass
@@ -623,11 +680,11 @@ class _Gen:
             first = True
             if self.grid is not None:
                 self.forward_blocks(lp)
-            elif any(cp.connect.transpose for cp in self.incoming(name)):
+            elif any(cp.by_source for cp in self.incoming(name)):
                 self.forward_transposed(lp)
                 first = False
             for cp in (self.incoming(name) if self.grid is None else []):
-                if cp.connect.transpose:
+                if cp.by_source:
                     continue
                 src = p.layers[cp.connect.src]
                 if cp.kind in ("full", "sparse"):
@@ -764,9 +821,11 @@ class _Gen:
         cleared = [n for n in names if not (part == "lower" and n in p.cut)]
         if part == "upper":
             cleared += p.cut
+        self.err_first = self.first_error_writers(names, part)
         for name in cleared:
             lp = p.layers[name]
-            if lp.err is not None:
+            if lp.err is not None and self.err_written_by(lp) is None \
+                    and name not in self.err_first:
                 e.call("_vfill", [Addr(lp.err.name), Imm(lp.err.words)], [Var("fzero")],
                        comment=f"clear {lp.err.name}")
         self.rs_overlapped, self.rs_reasons = set(), {}
@@ -790,10 +849,10 @@ class _Gen:
                                    delta, rows, "bias")
             if self.grid is not None:
                 self.backward_blocks(lp, delta, rows)
-            elif any(cp.connect.transpose for cp in self.incoming(name)):
+            elif any(cp.by_source for cp in self.incoming(name)):
                 self.backward_transposed(lp, delta, rows)
             for cp in (self.incoming(name) if self.grid is None else []):
-                if cp.connect.transpose:
+                if cp.by_source:
                     continue
                 src = p.layers[cp.connect.src]
                 W = Addr(cp.weights.name)
@@ -813,7 +872,11 @@ class _Gen:
                         e.call("_bcolupd", [W, delta, self.blist(src), rows], [Var("hv_eta")],
                                comment="active columns: W += eta d")
                 elif cp.kind == "full":
-                    if src.err is not None:
+                    if src.err is not None and self.err_first.get(src.name) is cp:
+                        e.call("_mxtvw", [Addr(src.err.name), W, delta, rows,
+                                          Imm(src.layer.size)],
+                               comment=f"{cp.connect.name}: e = W^T d (the first: not cleared)")
+                    elif src.err is not None:
                         y = self.hot(src.err, cp)
                         e.call("_mxtv", [Addr(y), W, delta, rows, Imm(src.layer.size)],
                                comment=f"{cp.connect.name}: e += W^T d")

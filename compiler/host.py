@@ -46,6 +46,10 @@ def own_part(plan, cp, k: int) -> slice:
     checkerboard: a block, rows and columns)."""
     if cp.block is not None:
         return cp.block_of(k, plan.mapping.grid)
+    if cp.columns:          # split by columns: every row, the own source units' columns
+        sp = plan.layers[cp.connect.src].split
+        return (slice(0, plan.layers[cp.connect.dst].layer.size),
+                slice(sp.lo(k), sp.lo(k) + sp.rows(k)))
     if cp.sparse is not None:
         return cp.sparse.own(k)
     sp = plan.layers[cp.connect.dst].split
@@ -309,9 +313,10 @@ class TrainingHost:
             w = np.asarray(weights.connects[cp.connect.name], dtype=np.float64)
             for k in range(plan.nodes):
                 own = w[self._own(cp, k)]
-                # from a binary layer: column by column (firmware/binary.asm)
-                sim.write_floats(sym[cbuf(cp).name], (own.T if cp.binary else own).ravel(),
-                                 node=k)
+                # from a binary layer: column by column (firmware/binary.asm); split
+                # by columns: the own columns as rows of W^T
+                sim.write_floats(sym[cbuf(cp).name],
+                                 (own.T if cp.binary or cp.columns else own).ravel(), node=k)
         for name, lp in plan.layers.items():
             if lbuf(lp) is not None:
                 b = np.asarray(weights.biases[name], dtype=np.float64)
@@ -337,13 +342,13 @@ class TrainingHost:
         for cp in (cp for cp in plan.connects if cp.owner is None):   # a shared matrix once
             dst = plan.layers[cp.connect.dst]
             cols = plan.layers[cp.connect.src].layer.size if cp.kind == "full" else 1
-            if cp.block is not None:        # the checkerboard: node k's block
+            if cp.block is not None or cp.columns:   # a block, or columns as rows of W^T
                 w = np.zeros((dst.layer.size, cols))
                 for k in range(plan.nodes):
                     r, c = self._own(cp, k)
-                    w[r, c] = sim.read_floats(sym[cbuf(cp).name], (r.stop - r.start)
-                                              * (c.stop - c.start), node=k).reshape(
-                                                  r.stop - r.start, c.stop - c.start)
+                    nr, nc = r.stop - r.start, c.stop - c.start
+                    part = sim.read_floats(sym[cbuf(cp).name], nr * nc, node=k)
+                    w[r, c] = part.reshape(nc, nr).T if cp.columns else part.reshape(nr, nc)
                 out.connects[cp.connect.name] = w
                 continue
             # a layer held whole (data, a hybrid's lower layers): node 0's copy

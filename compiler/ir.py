@@ -31,6 +31,8 @@ BINARY_KINDS = ("binary", "threshold")
 #: one, equal sizes, one weight per unit), ``sparse`` (an explicit list of
 #: (source unit, destination unit) pairs, or one produced by a generator).
 CONNECT_KINDS = ("full", "bus", "sparse")
+#: how a full connect's weight matrix is split over the nodes (compiler/mapping.py)
+CONNECT_SPLITS = ("rows", "columns")
 
 ERROR_FUNCTIONS = ("mse", "cross_entropy")
 
@@ -77,6 +79,13 @@ class Connect:
     share: str | None = None
     transpose: bool = False
     share_loc: Loc | None = None
+    #: how its weight matrix is split over the nodes, as the description
+    #: writes it (``split rows|columns``; None: not written, the mapping
+    #: decides): "columns" gives each node the columns of its own source
+    #: units (compiler/mapping.py, docs/compiler.md "Connects split by
+    #: columns"); ``split_loc``: the place of the word
+    split: str | None = None
+    split_loc: Loc | None = None
 
     @property
     def name(self) -> str:

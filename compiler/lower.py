@@ -235,6 +235,18 @@ class ConnectPlan:
     #: parameter sharing: the plan of the connect whose weights (and
     #: momentum) this one uses (compiler/sharing.py); None: its own
     owner: "ConnectPlan | None" = None
+    #: split by columns (the columns mapping): node k holds the columns of
+    #: its own units of the source, stored as rows of W^T (one row of |D|
+    #: words per own source unit), as a transposed shared matrix is
+    columns: bool = False
+
+    @property
+    def by_source(self) -> bool:
+        """The node's weights are rows of W^T for its own source units
+        (split by columns, or a shared matrix used transposed): forward
+        ``_mxtv`` by the source's own slice into partial net inputs,
+        backward ``_mxv`` by the whole error signal."""
+        return self.columns or self.connect.transpose
 
     @property
     def kind(self) -> str:
@@ -451,8 +463,10 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         rows = sp.max_rows
         # connects that read the whole source vector (and give partial error sums)
         # (a transposed shared matrix reads the source's own slice: compiler/sharing.py)
+        # (so do the columns of a connect split by columns: compiler/mapping.py)
         out_whole = [(i, c) for i, c in enumerate(net.connects)
-                     if c.src == name and c.kind in ("full", "sparse") and not c.transpose]
+                     if c.src == name and c.kind in ("full", "sparse") and not c.transpose
+                     and c.name not in mapping.columns]
         gathered = L.kind in INPUT_KINDS or bool(out_whole)
         # reads per pattern of the vector that a matrix kernel walks per row
         # (the binary kernels walk an index list instead: a threshold layer)
@@ -518,7 +532,10 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
             continue
         rows = plans[c.dst].split.max_rows
         block = None
-        if grid is not None:
+        columns = c.name in mapping.columns
+        if columns:         # rows of W^T: the source's own units, |D| words each
+            words = plans[c.src].split.max_rows * layers[c.dst].size
+        elif grid is not None:
             block = (Split.even(layers[c.dst].size, grid[0]),
                      Split.even(layers[c.src].size, grid[1]))
             words = block[0].max_rows * block[1].max_rows
@@ -530,6 +547,8 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
             words = rows
         words = max(words, 1)
         kind = c.kind + (f", {sparse[i].kind}" if c.kind == "sparse" else "")
+        if columns:
+            kind += ", split by columns: rows of W^T"
         binary = layers[c.src].kind in BINARY_KINDS
         if binary:
             kind += ", binary source: column by column"
@@ -537,16 +556,17 @@ def lower(net: Network, nodes: int, memory: MemoryConfig | None = None,
         m = None
         if momentum:
             m = Buffer(_sym("m", str(i)), words, "matrix", uses=2, role=f"{c.name} momentum")
-        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary, block))
+        cplans.append(ConnectPlan(c, i, w, m, sparse.get(i), binary, block, columns=columns))
         owners[c.name] = cplans[-1]
     cplans.sort(key=lambda cp: cp.index)
     for cp in cplans:
-        if cp.connect.transpose:
+        if cp.by_source:
             # the destination's partial net inputs (W^T x of every node's rows,
             # reduce-scattered) and its whole error signal (all-gathered)
             lp, size = plans[cp.connect.dst], layers[cp.connect.dst].size
+            how = "split by columns" if cp.columns else "transposed"
             lp.pnet = lp.pnet or Buffer(_sym("pnet", lp.name), size, "vector", uses=2 * size,
-                                        role=f"{lp.name} partial net inputs (transposed)")
+                                        role=f"{lp.name} partial net inputs ({how})")
             lp.dwhole = lp.dwhole or Buffer(_sym("dall", lp.name), size, "vector",
                                             uses=3 * size,
                                             role=f"{lp.name} error signal (whole vector)")
@@ -674,7 +694,7 @@ def _hot_cost(plan: Plan) -> int:
     cost = 0
     for cp in plan.connects:
         c = cp.connect
-        if c.kind == "bus" or cp.binary or c.transpose:
+        if c.kind == "bus" or cp.binary or cp.by_source:
             continue
         src, dst = plan.layers[c.src], plan.layers[c.dst]
         rows = dst.split.max_rows
@@ -694,6 +714,29 @@ def _hot_cost(plan: Plan) -> int:
             else:
                 cost += int(n_uses * (per / 2 if per == 2 else per) * work)
     return cost
+
+
+def _onchip_columns(plan: Plan, vectors: list[Buffer]) -> list[Buffer]:
+    """The weights of connects split by columns (without momentum) put in
+    an on-chip block left free by the vectors, largest first, best fit:
+    their update then takes 1.5 cycles a weight instead of 2 (``_mxoutc``,
+    firmware/matrix.asm; the same words).  Returns the buffers placed."""
+    free = {r: ONCHIP_BLOCK_SIZE for r in ("ram0", "ram1")}
+    for b in vectors:
+        if b.region == "chip":
+            return []
+        if b.region in free:
+            free[b.region] -= b.words
+    placed = []
+    for cp in sorted((cp for cp in plan.connects if cp.columns and cp.momentum is None),
+                     key=lambda cp: -cp.weights.words):
+        fits = [r for r in free if free[r] >= cp.weights.words]
+        if fits:
+            r = min(fits, key=lambda r: (free[r], r))
+            cp.weights.region = r
+            free[r] -= cp.weights.words
+            placed.append(cp.weights)
+    return placed
 
 
 def _place(plan: Plan) -> None:
@@ -741,6 +784,8 @@ def _place(plan: Plan) -> None:
             f"the {most} a node has (the largest: {biggest}); more nodes shrink only the own "
             f"slices: a layer feeding a full or sparse connect is held whole by every node")
     matrices = [b for b in plan.buffers if b.kind in ("matrix", "table")]
+    for b in _onchip_columns(plan, vectors):
+        matrices.remove(b)
     for b in sorted(matrices, key=lambda b: (-b.uses, -b.words, b.name)):
         if b.words <= sram:
             b.region = "sram"

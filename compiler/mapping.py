@@ -50,7 +50,7 @@ from . import phases, sharing
 #: how a layer is split inside its node group
 SPLITS = ("units", "patterns", "none")
 #: whole-net presets of ``--mapping``
-PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard")
+PRESETS = ("rows", "data", "layers", "hybrid", "checkerboard", "columns")
 #: the net-level schedule (when each group works on what; compiler/pipeline.py)
 SCHEDULES = ("lockstep", "pipeline", "stream")
 
@@ -113,6 +113,11 @@ class Mapping:
     #: "description" or "--schedule"); set by compiler.pipeline.apply_schedule
     schedule: str = "lockstep"
     schedule_source: str = "default"
+    #: the full connects split by columns (the ``columns`` mapping: every
+    #: layer split by units on the whole ring as in rows, and each of these
+    #: connects' weights split by the columns of its source's units, Girau's
+    #: horizontal sectioning; docs/compiler.md, "Connects split by columns")
+    columns: tuple[str, ...] = ()
 
     @property
     def by_patterns(self) -> bool:
@@ -137,6 +142,8 @@ class Mapping:
             out["grid"] = {"rows": self.grid[0], "cols": self.grid[1]}
         out["schedule"] = self.schedule
         out["schedule_source"] = self.schedule_source
+        if self.columns:
+            out["columns"] = list(self.columns)
         return out
 
     def describe(self) -> str:
@@ -169,6 +176,11 @@ class Mapping:
             groups = ", ".join(f"{n} {p.first}..{p.last}" for n, p in self.layers.items())
             return (f"mapping layers ({self.source}): layers on node groups, split by units "
                     f"inside them ({groups})")
+        if self.name == "columns":
+            return (f"mapping columns ({self.source}): every layer split by units over "
+                    f"{self.nodes} node{'s' if self.nodes > 1 else ''}; split by columns (each "
+                    f"node the columns of its own source units, partial net inputs "
+                    f"reduce-scattered, error signals all-gathered): {', '.join(self.columns)}")
         return (f"mapping rows ({self.source}): every layer split by units over "
                 f"{self.nodes} node{'s' if self.nodes > 1 else ''}")
 
@@ -190,12 +202,14 @@ def resolve(network: Network, nodes: int, preset: str | None = None, batch: int 
         m = _preset(network, nodes, preset)
     else:
         m = _from_attributes(network, nodes)
+        _columns_from_description(network, m)
     if batch != 1 and not m.mini_batch:
         raise MappingError(f"--batch {batch} applies to the data and hybrid mappings "
                            f"(partition patterns); "
                            f"the {m.name} mapping trains on-line, one update per pattern")
     m.batch = batch
     m.inputs = tuple(network.inputs)
+    check_columns(network, m)
     if m.name != "rows":
         _refuse_clones(network, m)
         sharing.refuse(network, m.name)
@@ -247,9 +261,64 @@ def _preset(network: Network, nodes: int, preset: str) -> Mapping:
                                       for n in network.layers}, source="--mapping")
         check_hybrid(network, m)
         return m
+    if preset == "columns":
+        m = rows(network, nodes)
+        m.name, m.source, m.columns = "columns", "--mapping", columns_that_pay(network)
+        return m
     split = "units" if preset == "rows" else "patterns"
     return Mapping(preset, nodes, {n: Placement(0, nodes - 1, split) for n in network.layers},
                    source="--mapping")
+
+
+def columns_that_pay(network: Network) -> tuple[str, ...]:
+    """The ``columns`` preset's choice (**choice**, docs/compiler.md
+    "Connects split by columns"): every full connect from a hidden layer
+    (not an input, not binary or threshold) into a smaller layer.  By
+    rows such a connect costs an all-gather of its source and a
+    reduce-scatter of the source's partial errors (|S| words each); by
+    columns a reduce-scatter of the destination's partial net inputs and an
+    all-gather of its error signal (|D| words each), and its |D| rows no
+    longer need to be shared out over the nodes."""
+    from .ir import BINARY_KINDS
+    layers = network.layers
+    return tuple(c.name for c in network.connects
+                 if c.kind == "full" and c.share is None
+                 and not any(o.share == c.name for o in network.connects)
+                 and layers[c.src].kind not in INPUT_KINDS + tuple(BINARY_KINDS)
+                 and layers[c.dst].size < layers[c.src].size)
+
+
+def _columns_from_description(network: Network, m: Mapping) -> None:
+    """``connect S -> D split columns`` in the description: the columns
+    mapping (rows for the layers), refused under any other placement."""
+    asked = [c for c in network.connects if c.split == "columns"]
+    if not asked:
+        return
+    if m.name != "rows":
+        raise MappingError(f"connect {asked[0].name}: split columns is supported with every "
+                           f"layer split by units on the whole ring (rows), not with the "
+                           f"placement attributes of the {m.name} mapping", asked[0].split_loc)
+    m.name, m.source = "columns", "description"
+    m.columns = tuple(c.name for c in asked)
+
+
+def check_columns(network: Network, m: Mapping) -> None:
+    """What a connect split by columns needs: a full connect of its own
+    weights (no share_from either way) from a layer that is not binary or
+    threshold (the binary kernels walk index lists), and the lockstep
+    schedule (checked with the schedule: compiler/pipeline.py)."""
+    from .ir import BINARY_KINDS
+    by_name = {c.name: c for c in network.connects}
+    for name in m.columns:
+        c = by_name[name]
+        where = c.split_loc or c.loc
+        if c.share is not None or any(o.share == name for o in network.connects):
+            raise MappingError(f"connect {name}: split columns is not supported for a shared "
+                               f"weight matrix (share_from)", where)
+        if network.layers[c.src].kind in BINARY_KINDS:
+            raise MappingError(f"connect {name}: split columns is not supported from the "
+                               f"{network.layers[c.src].kind} layer {c.src!r} (its kernels walk "
+                               f"the index list of its active units)", where)
 
 
 def grid(nodes: int) -> tuple[int, int]:

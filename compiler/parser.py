@@ -132,6 +132,8 @@ class ConnectDecl:
     exclude: tuple | None = None
     #: calls after the first one (a second plasticity: refused by the checker)
     more: list = field(default_factory=list)
+    #: split rows|columns: the word (a Name, with its place) (compiler/mapping.py)
+    split: "Name | None" = None
 
 
 @dataclass
@@ -425,6 +427,11 @@ class _Reader:
             tail = spec.pop()
             if tail is not None:
                 exclude = ([_name(file, t) for t in tail.children], _tree_loc(file, tail))
+        split = None
+        if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "connect_split"):
+            tail = spec.pop()
+            if tail is not None:
+                split = _name(file, tail.children[0])
         share = None
         if spec and (spec[-1] is None or getattr(spec[-1], "data", None) == "connect_share"):
             tail = spec.pop()
@@ -454,7 +461,8 @@ class _Reader:
                 generator = self._call(spec[0], file)
                 ok = generator.ok
         self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
-                                              pairs, generator, loc, ok, share, exclude, more))
+                                              pairs, generator, loc, ok, share, exclude, more,
+                                              split=split))
 
     def _net(self, st: Tree, file: str, base_dir: str) -> None:
         name, *entries = st.children

@@ -155,7 +155,7 @@ def _repeat(events: list, label: str, times: int) -> list:
 #: the schedule of each mapping: how the sections of the program make a
 #: pattern (a new schedule, e.g. pipelined, is one new entry)
 SCHEDULES = {"rows": _lockstep, "layers": _groups, "checkerboard": _lockstep,
-             "data": _data, "hybrid": _hybrid}
+             "data": _data, "hybrid": _hybrid, "columns": _lockstep}
 
 
 # -- pricing ---------------------------------------------------------------------------

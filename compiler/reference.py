@@ -181,7 +181,8 @@ class Model:
     """A network with its weights, momentum terms and per-pattern steps."""
 
     def __init__(self, network: Network, weights: Weights | None = None, *,
-                 round_c30: bool = False, c30_activations: bool = False):
+                 round_c30: bool = False, c30_activations: bool = False,
+                 columns: dict | None = None):
         if not network.forward_order:
             raise ValueError("the network has not been checked (no forward order)")
         self.net = network
@@ -200,6 +201,10 @@ class Model:
             self.f["tanh"] = _c30_lines("tanh")
         self.in_slices = _slices(network, network.inputs)
         self.out_slices = _slices(network, network.outputs)
+        #: connects split by columns (the columns mapping): name -> (the
+        #: source's slice offsets, the destination's), for their summation
+        #: order (:meth:`_by_columns`)
+        self.columns = dict(columns or {})
 
     def derivative(self, kind: str, y):
         """f'(net) of a layer of ``kind`` from its output ``y``."""
@@ -234,9 +239,52 @@ class Model:
                 continue
             s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
             for c in (c for c in connects if c.dst == name):
-                s = r(s + _through(c, _matrix(w, c), acts[c.src], layer.size))
+                if c.name in self.columns:
+                    s = r(s + self._by_columns(c, _matrix(w, c), acts[c.src]))
+                else:
+                    s = r(s + _through(c, _matrix(w, c), acts[c.src], layer.size))
             acts[name] = r(np.asarray(self.f[layer.kind](s), dtype=np.float64))
         return acts
+
+    def _by_columns(self, c, wc: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """W x in the order of a connect split by columns over N nodes
+        (docs/compiler.md, "Connects split by columns"; another order than
+        rows' dot products, so the sums may differ in the last bits): node
+        j's partial sums p_j = sum over its own source units u, in order, of
+        W[:, u] x[u] (the first written, the next ones two at a time as
+        _mxtv2 adds them: firmware/matrix.asm), then destination unit i of node
+        k's slice sums p_{k+1}[i] + p_{k+2}[i] + ... + p_k[i] around the
+        ring (the reduce-scatter's chain, docs/firmware.md 10)."""
+        r = self._r
+        src_off, dst_off = self.columns[c.name]
+        n = len(src_off) - 1
+        parts = []
+        for j in range(n):
+            us = list(range(src_off[j], src_off[j + 1]))
+            p = r(wc[:, us[0]] * x[us[0]]) if us else np.zeros(wc.shape[0])
+            rest = us[1:]
+            # _mxtv2: pairs of rows summed in the registers, stored once (an
+            # odd last row alone); one row left, or fewer than 3 outputs: rows
+            # one at a time (_mxtv)
+            pairs = len(rest) >= 2 and wc.shape[0] >= 3
+            k = 0
+            while k < len(rest):
+                if pairs and k + 1 < len(rest):
+                    a, b = rest[k], rest[k + 1]
+                    p = r((p + wc[:, a] * x[a]) + wc[:, b] * x[b])
+                    k += 2
+                else:
+                    p = r(p + wc[:, rest[k]] * x[rest[k]])
+                    k += 1
+            parts.append(p)
+        out = np.zeros(wc.shape[0])
+        for k in range(n):
+            lo, hi = dst_off[k], dst_off[k + 1]
+            s = parts[(k + 1) % n][lo:hi]
+            for t in range(2, n + 1):
+                s = r(s + parts[(k + t) % n][lo:hi])
+            out[lo:hi] = s
+        return out
 
     def output_deltas(self, acts: dict, t: np.ndarray, sub=None) -> dict[str, np.ndarray]:
         """delta = -dE/dnet of every output layer (the formulas above)."""
@@ -360,6 +408,19 @@ class Model:
         acts = self.forward(x, sub)
         return np.concatenate([acts[n] if n in acts else np.zeros(self.net.layers[n].size)
                                for n in self.net.outputs])
+
+
+def column_offsets(network: Network, mapping) -> dict:
+    """The connects ``mapping`` splits by columns: name -> (the source's and
+    the destination's slice offsets over its nodes, the even split of
+    rows), for :class:`Model`'s summation order; {} for other mappings."""
+    if mapping is None or not getattr(mapping, "columns", ()):
+        return {}
+    from .lower import Split
+    by_name = {c.name: c for c in network.connects}
+    return {n: (Split.even(network.layers[by_name[n].src].size, mapping.nodes).off,
+                Split.even(network.layers[by_name[n].dst].size, mapping.nodes).off)
+            for n in mapping.columns}
 
 
 def _matrix(w: Weights, c) -> np.ndarray:
@@ -538,7 +599,8 @@ def train(network: Network, train_set, test_set=None, *, weights: Weights | None
     (:func:`batches`, :meth:`Model.train_batch`) instead of on-line; every
     other mapping computes exactly the on-line steps."""
     t = network.training
-    model = Model(network, weights, round_c30=round_c30, c30_activations=c30_activations)
+    model = Model(network, weights, round_c30=round_c30, c30_activations=c30_activations,
+                  columns=column_offsets(network, mapping))
     limit = t.epochs if epochs is None else epochs
     history: list[EpochStats] = []
     rate = 0.0

@@ -65,6 +65,46 @@ def _mxtv(a, acc):
     return per_w * a["rows"] * a["cols"] + 10 * a["rows"] + 59
 
 
+def _first_row(then, overhead: int, zero: int):
+    """A kernel that writes its first row by RPTS of MPYF3 || STF (one W
+    read a weight, y written on chip beside it), then adds the other rows
+    with ``then`` (its early return: 10 cycles for none); no rows: y
+    filled with 0.0 (matrix.asm, _mxtvw and _mxtv2w)."""
+    def cycles(a, acc):
+        if a["rows"] <= 0:
+            return max(a["cols"], 0) + zero
+        first = bus(a["W"], access=acc) * a["cols"] + overhead
+        return first + (then(dict(a, rows=a["rows"] - 1), acc) if a["rows"] > 1 else 10)
+    return cycles
+
+
+def _mxtv2(a, acc):
+    # pairs of rows: per pair and column 2 MPYF3 || ADDF3 reading W and y,
+    # 2 reading W and e, half a STF || STF (y on chip): 1.25 a weight with W
+    # in SRAM, e and y on chip; 12.5 a pair of rows + 78; an odd last row
+    # and the short cases (one row, fewer than 3 columns) by _mxtv
+    rows, cols = a["rows"], a["cols"]
+    if rows < 2 or cols < 3:
+        return _mxtv(a, acc) + (16 if rows > 0 and cols > 0 else 0)
+    per_col = bus(a["W"], access=acc) + bus(a["W"], a["e"], access=acc) + 0.5
+    t = (rows // 2) * (per_col * cols + 12.5) + 78
+    return t + (_mxtv(dict(a, rows=1), acc) + 2 if rows % 2 else 0)
+
+
+def _mxoutc(a, acc):
+    # _mxtv's loop with W and x exchanged: per two weights two MPYF3 || ADDF3
+    # reading x and W, one STF || STF writing W (two accesses: one cycle on
+    # chip, two on the bus); fewer than 4 columns: _mxout (matrix.asm)
+    if a["rows"] <= 0 or a["cols"] < 4:
+        return _mxout(a, acc) + (8 if a["rows"] > 0 and a["cols"] > 0 else 0)
+    per_w = bus(a["W"], a["x"], access=acc) + bus(a["W"], a["W"], access=acc) / 2
+    return per_w * a["rows"] * a["cols"] + 10 * a["rows"] + 57
+
+
+_mxtvw = _first_row(_mxtv, 37, 25)
+_mxtv2w = _first_row(_mxtv2, 36, 29)
+
+
 def _mxout(a, acc):
     # ADDF3 R0, *W++, R1 and MPYF3 || STF: W read and written on the bus
     per_w = 2 * acc[a["W"]] if a["W"] != "chip" else 2
@@ -98,6 +138,14 @@ KERNELS: dict[str, Kernel] = {
     "_mxvs": Kernel(("y", "W", "x", "rows", "cols", "b", "stride"), _mxv, "as _mxv (band)"),
     "_mxtv": Kernel(("y", "W", "e", "rows", "cols"), _mxtv, "firmware.md 9: 1.5/weight + 10/row + 59"),
     "_mxtvs": Kernel(("y", "W", "e", "rows", "cols", "stride"), _mxtv, "as _mxtv (band)"),
+    "_mxtvw": Kernel(("y", "W", "e", "rows", "cols"), _mxtvw,
+                     "matrix.asm _mxtvw: 1/weight of the first row + 37, then _mxtv"),
+    "_mxoutc": Kernel(("W", "d", "x", "rows", "cols"), _mxoutc,
+                      "matrix.asm _mxoutc: 1.5/weight with W on chip + 10/row + 57"),
+    "_mxtv2": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2,
+                     "matrix.asm _mxtv2: 1.25/weight + 12.5 a pair of rows + 78"),
+    "_mxtv2w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2w,
+                      "matrix.asm _mxtv2w: 1/weight of the first row + 36, then _mxtv2"),
     "_mxout": Kernel(("W", "d", "x", "rows", "cols"), _mxout, "firmware.md 9: 2/weight + 9/row + 36"),
     "_mxouts": Kernel(("W", "d", "x", "rows", "cols", "stride"), _mxout, "as _mxout (band)"),
     "_mxoutm": Kernel(("W", "d", "x", "rows", "cols", "M"), _mxoutm,

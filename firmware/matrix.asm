@@ -4,6 +4,10 @@
 *
 *   _mxv(y, W, x, rows, cols, b)    y = W x + b      (b = 0: no bias)
 *   _mxtv(y, W, e, rows, cols)      y = y + W^T e    (y: cols, e: rows)
+*   _mxtvw(y, W, e, rows, cols)     y = W^T e        (written, not added)
+*   _mxtv2(y, W, e, rows, cols)     y = y + W^T e, two rows a pass (1.25/weight)
+*   _mxtv2w(y, W, e, rows, cols)    y = W^T e, then two rows a pass
+*   _mxoutc(W, d, x, rows, cols, eta)            W = W + eta d x^T, W on chip
 *   _mxout(W, d, x, rows, cols, eta)             W = W + eta d x^T
 *   _mxoutm(W, d, x, rows, cols, M, eta, alpha)  M = alpha M + eta d x^T
 *                                                W = W + M
@@ -31,7 +35,7 @@
 
         .include "rap.inc"
 
-        .global _mxv, _mxtv, _mxout, _mxoutm
+        .global _mxv, _mxtv, _mxout, _mxoutm, _mxtvw, _mxtv2, _mxtv2w, _mxoutc
         .global _mxvs, _mxtvs, _mxouts, _mxoutms
 
         .text
@@ -103,6 +107,154 @@ mv_bonly:                               ; cols <= 0: y = b (or 0.0)
         LDF     *AR6++(IR1), R0
 mv_s2:  STF     R0, *AR2++
         BR      mv_ret
+
+* ---------------------------------------------------------------------------
+* _mxtvw(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] = sum_i e[i] W[i][j]
+*
+* y written, not added to: the first row stores e[0] W[0][j] (one cycle a
+* weight: MPYF3 || STF of the previous product, TMS320C3x User's Guide
+* 13.2, parallel multiply and store), then the other rows add as _mxtv does
+* (a branch into it with rows - 1).  The words are those of clearing y and
+* calling _mxtv: there the first row stores 0 + e[0] W[0][j], and adding
+* 0.0 to the product changes no bit of it.  rows <= 0: y = 0.
+* ---------------------------------------------------------------------------
+_mxtv2w:                                ; the same first row, then _mxtv2 (below)
+        LDI     1, IR1
+        BR      tvw_in
+_mxtvw:
+        LDI     0, IR1                  ; IR1: the rows after the first by _mxtv (0)
+tvw_in: LDI     AR6, R1                 ; or _mxtv2 (1)
+        RETSLE                          ; cols <= 0
+        LDI     AR5, R0
+        BLE     tvw_zero                ; no rows: y = 0
+        LDF     *AR4++, R2              ; s = e[0]
+        LDI     AR2, AR0                ; AR0: y write pointer
+        MPYF3   *AR3++, R2, R3          ; s W[0][0]
+        SUBI    2, R1                   ; cols - 2: the repeat count
+        BN      tvw_last                ; cols = 1
+        RPTS    R1
+        MPYF3   R2, *AR3++, R3          ; s W[0][j+1]
+||      STF     R3, *AR0++              ; y[j] = s W[0][j]
+tvw_last:
+        STF     R3, *AR0                ; y[cols-1]
+        SUBI    1, AR5                  ; the other rows (AR3 = W[1], AR4 = e + 1)
+        CMPI    0, IR1
+        BNZ     _mxtv2                  ; _mxtv2w: two rows a pass
+        BR      _mxtv                   ; add as _mxtv does; its RETS returns
+tvw_zero:
+        LDF     0.0, R2
+        SUBI    1, R1
+        RPTS    R1
+        STF     R2, *AR2++
+        RETS
+
+* ---------------------------------------------------------------------------
+* _mxtv2(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] += sum_i e[i] W[i][j]
+*
+* Two rows i, i+1 a pass: y[j] = (y[j] + e[i] W[i][j]) + e[i+1] W[i+1][j]
+* with both sums in the registers' extended precision and one store (so
+* its words differ from _mxtv's, which stores after every row).  Two
+* columns per pass of a five-instruction RPTB block:
+*     MPYF3 *Wi++, R4, R0     || ADDF3 *yr++, R0, R2    p = s W[i][j+1];   t = y[j] + p'
+*     MPYF3 *Wi1++, *e1, R1   || ADDF3 R2, R1, R3       q = e[i+1] W[i+1][j+1];  u = t + q'
+*     (the same for column j+2, u into R2)
+*     STF R3, *+yw(1) || STF R2, *++yw(IR0)
+* (the parallel operations read their registers before either writes
+* them, TMS320C3x User's Guide 13.2, as in TI's FIR loop; e[i+1] is read
+* from memory, the second multiply's two operands both indirect).  With W
+* in SRAM, y and e on chip: 1.25 cycles a weight.  An odd last row goes to
+* _mxtv; one row or fewer than 3 columns: all of it.
+* ---------------------------------------------------------------------------
+* Two columns a pass over a row (cols in R1, m = cols / 2): ROW with EVEN
+* after m - 1 passes (the last two columns), then a branch to DONE; or
+* with ODD after m passes (the last column).
+PAIRS   .macro  row, even, odd, done
+        LDI     R1, R0
+        LSH     -1, R0                  ; m
+        TSTB    1, R1
+        BNZ     odd?
+        SUBI    2, R0
+        LDI     R0, BK                  ; even cols: m - 1 passes
+        row     even
+        BR      done
+odd?:   SUBI    1, R0
+        LDI     R0, BK                  ; odd cols: m passes
+        row     odd
+        .endm
+
+* A pair of rows of _mxtv2 (BK: the RC of its passes), then TAIL: the last
+* one or two columns; the pointers on to the next pair.
+T2ROW   .macro  tail
+row?:   LDI     BK, RC
+        LDF     *AR4++, R4              ; s = e[i]; AR4 -> e[i+1]
+        MPYF3   *AR3++, R4, R0          ; s W[i][0]
+        MPYF3   *AR1++, *AR4, R1        ; e[i+1] W[i+1][0]
+        RPTB    blk?
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R2
+blk?:   STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        tail
+        NOP     *AR4++                  ; e[i+2]
+        NOP     *AR3++(IR1)             ; W[i+2]
+        DBD     AR5, row?
+        NOP     *AR1++(IR1)             ; W[i+3]
+        NOP     *AR0--(IR1)             ; y
+        NOP     *AR2--(IR1)             ; y - 1
+        .endm
+
+T2EVEN  .macro                          ; columns 2m-2 and 2m-1
+        MPYF3   *AR3++, R4, R0
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, *AR4, R1
+||      ADDF3   R2, R1, R3
+        ADDF3   R0, *AR0++, R2
+        ADDF3   R2, R1, R2
+        STF     R3, *+AR2(1)
+||      STF     R2, *++AR2(IR0)
+        .endm
+
+T2ODD   .macro                          ; column 2m
+        ADDF3   R0, *AR0++, R2
+        ADDF3   R2, R1, R2
+        STF     R2, *++AR2
+        .endm
+
+_mxtv2:
+        LDI     AR5, R0
+        RETSLE                          ; rows <= 0
+        LDI     AR6, R1
+        RETSLE                          ; cols <= 0
+        CMPI    2, R0
+        BLT     _mxtv                   ; one row
+        CMPI    3, R1
+        BLT     _mxtv                   ; fewer than 3 columns
+        SAVEX   R4
+        PUSH    R0                      ; rows (an odd last row: _mxtv)
+        LSH     -1, R0
+        SUBI    1, R0
+        LDI     R0, AR5                 ; DB count: pairs - 1
+        LDI     AR6, IR1                ; IR1: a row
+        LDI     2, IR0
+        LDI     AR3, AR1
+        ADDI    AR6, AR1                ; AR1: W[i+1]
+        LDI     AR2, AR0                ; AR0: y read pointer
+        SUBI    1, AR2                  ; AR2: y write pointer (y + 2p - 1)
+        PAIRS   T2ROW, T2EVEN, T2ODD, t2_left
+t2_left:
+        POP     R0                      ; rows
+        RESTX   R4
+        TSTB    1, R0
+        RETSZ                           ; even: done
+        LDI     AR0, AR2                ; an odd last row (AR3, AR4 on it): _mxtv
+        LDI     1, AR5
+        BR      _mxtv
 
 * ---------------------------------------------------------------------------
 * _mxtv(y AR2, W AR3, e AR4, rows AR5, cols AR6):  y[j] += sum_i e[i] W[i][j]
@@ -254,6 +406,74 @@ mo_one: LDI     R0, RC                  ; cols = 1: one weight per row
         MPYF3   R3, *AR4++(IR0), R0     ; s x[i stride]
         ADDF3   R0, *AR2, R1
 mo_ob:  STF     R1, *AR2++
+        RETS
+
+* ---------------------------------------------------------------------------
+* _mxoutc(W AR2, d AR3, x AR4, rows AR5, cols AR6, eta R2):  W += eta d x^T
+*
+* _mxout for W in on-chip RAM (both blocks take two accesses a cycle,
+* TMS320C3x User's Guide 2.3), two weights per pass of a three-instruction
+* RPTB block, _mxtv's with the roles of W and x exchanged:
+*     MPYF3 *x++, R4, R1 || ADDF3 *Wr++, R0, R2    R1 = s x[2p+1], R2 = W[2p] + s x[2p]
+*     MPYF3 *x++, R4, R0 || ADDF3 *Wr++, R1, R3    R0 = s x[2p+2], R3 = W[2p+1] + R1
+*     STF R2, *+Ww(1) || STF R3, *++Ww(IR0)
+* 1.5 cycles a weight against _mxout's 2; the same arithmetic (s = eta d[i]
+* by MPYF3, W + s x[j] by one ADDF3 each), so the same words.  Fewer than 4
+* columns: _mxout.
+* ---------------------------------------------------------------------------
+* A row of _mxoutc (BK: the RC of its passes), then TAIL (given the loop's
+* label): the last one or two weights, the DBD and its first delay slot.
+OCROW   .macro  tail
+row?:   LDI     BK, RC
+        MPYF3   R5, *AR3++, R4          ; s = eta d[i]
+        MPYF3   *AR1++, R4, R0          ; s x[0]
+        RPTB    blk?
+        MPYF3   *AR1++, R4, R1
+||      ADDF3   *AR0++, R0, R2
+        MPYF3   *AR1++, R4, R0
+||      ADDF3   *AR0++, R1, R3
+blk?:   STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        tail    row?
+        NOP     *AR1--(IR1)             ; rewind x
+        NOP
+        .endm
+
+OCEVEN  .macro  loop                    ; W[2m-2] + s x[2m-2], s x[2m-1]
+        MPYF3   *AR1++, R4, R1
+||      ADDF3   *AR0++, R0, R2
+        ADDF3   R1, *AR0++, R3          ; W[2m-1] + s x[2m-1]
+        DBD     AR5, loop
+        STF     R2, *+AR2(1)
+||      STF     R3, *++AR2(IR0)
+        .endm
+
+OCODD   .macro  loop
+        ADDF3   R0, *AR0++, R2          ; W[2m] + s x[2m]
+        DBD     AR5, loop
+        STF     R2, *++AR2
+        .endm
+
+
+_mxoutc:
+        LDI     AR5, R0
+        RETSLE                          ; rows <= 0
+        LDI     AR6, R1
+        CMPI    4, R1
+        BLT     _mxout                  ; fewer than 4 columns (or none)
+        SAVEX   R4
+        SAVEX   R5
+        LDF     R2, R5                  ; eta (R2 is a sum below)
+        SUBI    1, R0
+        LDI     R0, AR5                 ; DB count: rows - 1
+        LDI     AR2, AR0                ; AR0: W read pointer
+        SUBI    1, AR2                  ; AR2: W write pointer (W + 2p - 1)
+        LDI     AR4, AR1                ; AR1: x pointer
+        LDI     AR6, IR1                ; IR1 = cols: rewinds x
+        LDI     2, IR0
+        PAIRS   OCROW, OCEVEN, OCODD, oc_ret
+oc_ret: RESTX   R5
+        RESTX   R4
         RETS
 
 * ---------------------------------------------------------------------------

@@ -402,7 +402,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_PATTERNS}; twice as many forward patterns)")
     s.add_argument("--mapping", metavar="M,...",
                    help="mappings to sweep as a dimension (rows, data, layers, hybrid, "
-                        "checkerboard; default rows): the "
+                        "checkerboard, columns; default rows): the "
                         "table and the plot get a line per mapping (docs/compiler.md)")
     s.add_argument("--overlap", metavar="O,...",
                    help="overlapped collectives to sweep as a dimension (off, on = ring; "

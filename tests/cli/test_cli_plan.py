@@ -20,9 +20,10 @@ def test_plan_table_and_json(tmp_path, monkeypatch, capsys):
     assert rc == 0, err
     assert "best" in text and "rows" in text and "checkerboard" in text
     d = json.loads(out.read_text())
-    assert d["nodes"] == 16 and d["best"] == d["ranked"][0]["mapping"] == "rows"
+    # the speech MLP's hid -> phones split by columns ranks first
+    assert d["nodes"] == 16 and d["best"] == d["ranked"][0]["mapping"] == "columns"
     assert {p["mapping"] for p in d["ranked"]} == {"rows", "data", "layers", "hybrid",
-                                                   "checkerboard"}
+                                                   "checkerboard", "columns"}
     cycles = [p["train_cycles_per_pattern"] for p in d["ranked"]]
     assert cycles == sorted(cycles)
     for p in d["ranked"]:
@@ -66,7 +67,7 @@ def test_mapping_auto(tmp_path, monkeypatch, capsys):
     rc, text, err = rap(["cc", SPEECH, "--nodes", "16", "--mapping", "auto",
                          "-o", tmp_path / "s.img"], monkeypatch, capsys)
     assert rc == 0, err
-    assert "mapping rows (auto)" in text
+    assert "mapping columns (auto)" in text             # hid -> phones split by columns
 
 
 def test_bad_input(tmp_path, monkeypatch, capsys):

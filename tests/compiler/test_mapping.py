@@ -68,7 +68,7 @@ def test_net_default_and_layer_attributes():
 
 def test_unknown_preset_is_refused():
     with pytest.raises(MappingError, match="unknown mapping 'blocks' \\(expected rows, data, "
-                                           "layers, hybrid, checkerboard\\)"):
+                                           "layers, hybrid, checkerboard, columns\\)"):
         resolve(net(XOR), 4, "blocks")
 
 

@@ -91,7 +91,10 @@ def test_refused_mappings_have_reasons():
 def test_best_is_ranked_first():
     net = FAMILIES["speech"].network(512)
     ranked, _ = plan_all(net, 16)
-    assert best_mapping(net, 16) == ranked[0].mapping == "rows"
+    # the hidden-to-output connect split by columns (no 512-word all-gather
+    # and reduce-scatter) beats rows on the speech MLP
+    assert best_mapping(net, 16) == ranked[0].mapping == "columns"
+    assert ranked[0].train_cycles < min(p.train_cycles for p in ranked if p.mapping == "rows")
 
 
 from hypothesis import given, settings, strategies as st  # noqa: E402

@@ -1,0 +1,264 @@
+"""Connects split by columns (the ``columns`` mapping, Girau's horizontal
+sectioning; docs/compiler.md "Connects split by columns"): the simulated
+RAP against the reference of the same summation order on 1 to 64 nodes
+(momentum, biases, softmax outputs, a mix of rows and columns into one
+layer), the description's ``split`` word and the preset's choice, the
+refusals with their places, and the cost model's price of it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rapsim.compiler.codegen import generate
+from rapsim.compiler.lower import lower
+from rapsim.compiler.mapping import MappingError, columns_that_pay, resolve
+from rapsim.compiler.pipeline import apply_schedule
+from rapsim.compiler.plan import measure_point, predict
+from rapsim.compiler.reference import Model, initial_weights
+from rapsim.compiler.reference import train as reference_train
+from rapsim.compiler.train import train
+from rapsim.config import MachineConfig
+
+from backend import DAG, SOFTMAX, XOR, agrees, diagnostics, net, random_data
+from clirun_compiler import rap
+
+#: wider than the machines of 40 and 64 nodes: nodes with 1 or 2 hidden
+#: units, and nodes without output units; with momentum
+WIDE = """\
+layer x: input 9
+layer h: sigmoid 90 bias
+layer o: softmax 12 bias
+connect x -> h
+connect h -> o split columns
+net w { input x  hidden h  output o }
+train { rate 0.1  epochs 2  momentum 0.5  error cross_entropy  seed 4  init_scale 0.3 }
+"""
+
+CASES = {"softmax": SOFTMAX, "dag": DAG, "xor": XOR}
+
+
+def _against_reference(network, nodes, tr, te, mapping="columns"):
+    m = resolve(network, nodes, mapping)
+    ref = reference_train(network, tr, te, c30_activations=True, mapping=m)
+    sim = train(network, tr, te, nodes=nodes, mapping=mapping)
+    agrees(sim, ref, tr, te)
+    return sim, ref
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+@pytest.mark.parametrize("name", ["softmax", "dag", "xor"])
+def test_agrees_with_reference(name, nodes):
+    network = net(CASES[name])
+    assert resolve(network, nodes, "columns").columns      # something is split by columns
+    _against_reference(network, nodes, random_data(network, 10, 1), random_data(network, 4, 2))
+
+
+@pytest.mark.parametrize("nodes", [40, 64])
+def test_large_machines_from_the_description(nodes):
+    network = net(WIDE)
+    m = resolve(network, nodes)
+    assert (m.name, m.source, m.columns) == ("columns", "description", ("h->o",))
+    tr, te = random_data(network, 6, 1), random_data(network, 3, 2)
+    m = resolve(network, nodes)
+    ref = reference_train(network, tr, te, c30_activations=True, mapping=m)
+    sim = train(network, tr, te, nodes=nodes)
+    agrees(sim, ref, tr, te)
+
+
+def test_the_reference_sums_in_the_ring_order():
+    # W x by columns over 4 nodes: the same value as W @ x up to rounding
+    network = net(WIDE)
+    m = resolve(network, 4)
+    from rapsim.compiler.reference import column_offsets
+    model = Model(network, columns=column_offsets(network, m))
+    plain = Model(network)
+    x = np.random.default_rng(3).random(9)
+    a, b = model.forward(x)["o"], plain.forward(x)["o"]
+    assert np.abs(a - b).max() < 1e-12
+    assert column_offsets(network, resolve(network, 4, "rows")) == {}
+
+
+def test_node_memory_holds_columns_as_rows_of_w_transposed():
+    network = net(WIDE)
+    plan = lower(network, 4, mapping=resolve(network, 4))
+    cp = next(c for c in plan.connects if c.connect.name == "h->o")
+    assert cp.columns and cp.weights.words == 23 * 12           # ceil(90 / 4) rows of 12
+    h = plan.layers["h"]
+    assert not h.gathered and not h.reduced                     # no all-gather, no reduce-scatter
+    assert plan.layers["o"].pnet.words == 12 and plan.layers["o"].dwhole.words == 12
+    src = generate(plan)
+    assert "_ring_reduce_scatter" in src and "_mxtv" in src
+    # trained weights read back whole, in the reference's layout
+    tr = random_data(network, 4, 1)
+    sim = train(network, tr, nodes=4, epochs=1)
+    assert sim.weights.connects["h->o"].shape == (12, 90)
+
+
+def test_split_rows_is_the_rows_program_word_for_word():
+    plain = net(SOFTMAX)
+    written = net(SOFTMAX.replace("connect h -> o full", "connect h -> o full split rows"))
+    a, b = resolve(plain, 4), resolve(written, 4)
+    assert a.name == b.name == "rows" and not b.columns
+    assert generate(lower(plain, 4, mapping=a)) == generate(lower(written, 4, mapping=b))
+
+
+def test_the_preset_replaces_the_description():
+    network = net(WIDE)
+    assert resolve(network, 4, "rows").name == "rows"
+    assert resolve(network, 4, "columns").columns == ("h->o",)
+
+
+def test_the_preset_splits_hidden_connects_into_smaller_layers():
+    assert columns_that_pay(net(SOFTMAX)) == ("h->o",)
+    # DAG: b, a (7) -> c (6) and c (6) -> o (3); x -> * start at the input
+    assert columns_that_pay(net(DAG)) == ("b->c", "a->c", "c->o")
+    wide = net(WIDE.replace("layer o: softmax 12", "layer o: softmax 120"))
+    assert columns_that_pay(wide) == ()
+
+
+ERRORS = [
+    ("connect h -> o split columns", "connect h -> o split diagonal",
+     "5:22: error: connect h->o: unknown split 'diagonal' (expected rows or columns)"),
+    ("connect h -> o split columns", "connect h -> o bus split columns",
+     "5:26: error: connect h->o: split columns needs a full connect, not bus"),
+]
+
+
+@pytest.mark.parametrize("old,new,message", ERRORS)
+def test_description_errors(old, new, message):
+    assert f"t.net:{message}" in diagnostics(WIDE.replace(old, new))
+
+
+def test_placement_attributes_refused():
+    src = WIDE.replace("layer o: softmax 12 bias", "layer o: softmax 12 bias nodes 2..3")
+    with pytest.raises(MappingError, match=r"t.net:5:22: error: connect h->o: split columns is "
+                                           r"supported .* not with the placement attributes of "
+                                           r"the layers mapping"):
+        resolve(net(src), 4)
+
+
+def test_shared_matrix_refused():
+    src = """\
+layer x: input 6
+layer h: sigmoid 3 bias
+layer y: sigmoid 6 bias
+connect x -> h split columns
+connect h -> y share_from x -> h transpose
+net ae { input x  hidden h  output y }
+"""
+    with pytest.raises(MappingError, match="t.net:4:22: error: connect x->h: split columns is "
+                                           "not supported for a shared weight matrix"):
+        resolve(net(src), 4)
+
+
+def test_threshold_source_refused():
+    src = WIDE.replace("layer h: sigmoid 90 bias", "layer h: threshold 90 bias").replace(
+        "error cross_entropy", "error cross_entropy")
+    with pytest.raises(MappingError, match="t.net:5:22: error: connect h->o: split columns is "
+                                           "not supported from the threshold layer 'h'"):
+        resolve(net(src), 4)
+
+
+@pytest.mark.parametrize("schedule", ["pipeline", "stream"])
+def test_other_schedules_refused(schedule):
+    network = net(WIDE)
+    m = resolve(network, 4)
+    with pytest.raises(MappingError, match="columns mapping"):
+        apply_schedule(network, m, schedule)
+
+
+def test_plan_prices_it_within_8_percent():
+    network = net(WIDE)
+    config = MachineConfig(nodes=16)
+    m = resolve(network, 16, "columns")
+    p = predict(network, m)
+    tr, fwd = measure_point(network, config, "columns")
+    assert abs(p.train_cycles / tr - 1) <= 0.08, (p.train_cycles, tr)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.08, (p.forward_cycles, fwd)
+
+
+def test_rap_train_and_cc(tmp_path, monkeypatch, capsys):
+    f = tmp_path / "w.net"
+    f.write_text(WIDE)
+    network = net(WIDE)
+    data = random_data(network, 6, 1)
+    d = tmp_path / "w.npz"
+    np.savez(d, inputs=data.inputs, targets=data.targets)
+    rc, out, err = rap(["train", f, "--data", d, "--nodes", 4, "--epochs", 1], monkeypatch,
+                       capsys)
+    assert rc == 0, err
+    assert "mapping columns (description)" in out + err and "h->o" in out + err
+    bad = tmp_path / "bad.net"
+    bad.write_text(WIDE.replace("split columns", "split sideways"))
+    rc, out, err = rap(["cc", bad, "-o", tmp_path / "x.img", "--nodes", 4], monkeypatch, capsys)
+    assert rc != 0 and "bad.net:5:22: error: connect h->o: unknown split 'sideways'" in err
+
+
+def test_error_sums_written_not_added_bit_for_bit(monkeypatch):
+    # h's error sums come from h->o alone: _mxv writes them (b = 0) instead
+    # of adding into a cleared vector; the same words, one _vfill fewer
+    from rapsim.compiler import codegen
+    network = net(WIDE)
+    plan = lower(network, 4, mapping=resolve(network, 4))
+    assert "clear n_err_h" not in generate(plan)
+    tr = random_data(network, 6, 1)
+    a = train(network, tr, nodes=4)
+    monkeypatch.setattr(codegen._Gen, "err_written_by", lambda self, lp: None)
+    assert "clear n_err_h" in generate(lower(network, 4, mapping=resolve(network, 4)))
+    b = train(network, tr, nodes=4)
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+
+
+@pytest.mark.parametrize("name", ["dag", "softmax", "sparse", "mixed"])
+def test_first_writer_bit_for_bit(name, monkeypatch):
+    # the first W^T d into a whole error vector (rows), or the first W^T x
+    # into the partial net inputs (a transposed shared matrix), is _mxtvw
+    # writing the vector instead of _vfill and _mxtv: the same words (a
+    # connect split by columns takes two rows a pass, another order:
+    # test_agrees_with_reference)
+    mapping = "rows"
+    from rapsim.compiler import codegen
+    from backend import SPARSE
+    import test_sharing
+    src = {"dag": DAG, "softmax": SOFTMAX, "sparse": SPARSE,
+           "mixed": test_sharing.MIXED.replace("MOM", "0.5")}[name]
+    network = net(src)
+    tr = random_data(network, 6, 1)
+    a = train(network, tr, nodes=4, mapping=mapping)
+    text = generate(lower(network, 4, mapping=resolve(network, 4, mapping)))
+    assert "_mxtvw" in text
+    monkeypatch.setattr(codegen._Gen, "first_error_writers", lambda self, names, part: {})
+    real = codegen._Gen.forward_transposed
+
+    def cleared(self, lp):                  # the forward sums cleared and added, as before
+        self.clear_sums(lp)
+        calls = len(self.e.text)
+        real(self, lp)
+        self.e.text[calls:] = [t.replace("_mxtvw", "_mxtv ") for t in self.e.text[calls:]]
+    monkeypatch.setattr(codegen._Gen, "forward_transposed", cleared)
+    assert "_mxtvw" not in generate(lower(network, 4, mapping=resolve(network, 4, mapping)))
+    b = train(network, tr, nodes=4, mapping=mapping)
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+
+
+def test_columns_weights_on_chip_bit_for_bit(monkeypatch):
+    # without momentum a connect split by columns keeps its weights in an
+    # on-chip block when the vectors leave room: _mxoutc updates them at 1.5
+    # cycles a weight, the words of _mxout
+    from rapsim.compiler import lower as lower_mod
+    network = net(SOFTMAX)
+    plan = lower(network, 4, mapping=resolve(network, 4, "columns"))
+    cp = next(c for c in plan.connects if c.columns)
+    assert cp.weights.region in ("ram0", "ram1") and "_mxoutc" in generate(plan)
+    tr = random_data(network, 6, 1)
+    a = train(network, tr, nodes=4, mapping="columns")
+    monkeypatch.setattr(lower_mod, "_onchip_columns", lambda plan, vectors: [])
+    plan = lower(network, 4, mapping=resolve(network, 4, "columns"))
+    assert next(c for c in plan.connects if c.columns).weights.region == "sram"
+    assert "_mxoutc" not in generate(plan)
+    b = train(network, tr, nodes=4, mapping="columns")
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+    # with momentum (_mxoutm walks W and M on the bus): the weights stay off chip
+    wide = net(WIDE)
+    plan = lower(wide, 4, mapping=resolve(wide, 4))
+    assert next(c for c in plan.connects if c.columns).weights.region == "sram"
