@@ -144,11 +144,10 @@ def _hybrid(g: _PlanGen) -> dict:
 
 
 def _repeat(events: list, label: str, times: int) -> list:
-    """Split a section at the loop from ``label`` to its closing ``BNZ
-    label``: [(1, before), (times, the loop), (1, after)]."""
+    """Split a section at the loop from ``label`` to its closing branch:
+    [(1, before), (times, the loop), (1, after)]."""
     start = events.index(("label", label))
-    end = next(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1] == "BNZ"
-               and ev[2] == (label,)) + 1
+    end = start + len(_loop(events, label))
     return [(1, events[:start]), (times, events[start:end]), (1, events[end:])]
 
 
@@ -156,6 +155,64 @@ def _repeat(events: list, label: str, times: int) -> list:
 #: pattern (a new schedule, e.g. pipelined, is one new entry)
 SCHEDULES = {"rows": _lockstep, "layers": _groups, "checkerboard": _lockstep,
              "data": _data, "hybrid": _hybrid}
+
+
+def _loop(events: list, label: str) -> list:
+    """The body of the loop from ``label`` to its closing branch back to
+    it (``BNZ label``, or with long branches ``BZ skip; BR label``)."""
+    start = events.index(("label", label))
+    end = max(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1].startswith("B")
+              and ev[2] == (label,)) + 1
+    return events[start:end]
+
+
+def _without(events: list, branch: str, target: str) -> list:
+    """``events`` less the instructions a taken ``branch`` to ``target``
+    skips (the steady state of a loop whose first passes take another
+    path: the pipeline's filling ticks)."""
+    at = next(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1] == branch
+              and ev[2] == (target,))
+    end = events.index(("label", target))
+    return events[:at + 1] + events[end:]
+
+
+def _pipeline(g: _PlanGen) -> dict:
+    """schedule pipeline (compiler/pipeline_gen.py): a pass of P patterns
+    takes P + 2 S - 2 training ticks and P + S - 1 evaluation ticks, every
+    stage on its own pattern in each tick, so in the steady state a pattern
+    costs one tick: the busiest node's work of every stage's forward and
+    backward step (the stashes, the updates) plus the tick's exchange (the
+    reduce-scatters of the partial errors, the all-gathers).  The fill and
+    drain (2 S - 2 and S - 1 ticks a pass) are a pass's fixed cost, like
+    the epoch's host calls (:data:`Prediction.fill_ticks`); the evaluation
+    tick is priced as it runs once the pipeline is full (its filling
+    branch taken: the outputs logged)."""
+    from .pipeline_gen import train_ticks
+    tick = _loop(g.section(lambda: train_ticks(g, "tick")), "tick")
+    ftick = _loop(g.section(lambda: g.pipeline_loop("ttick")), "ttick")
+    if ("label", "ttick_out") in ftick:
+        ftick = _without(ftick, "BEQ", "ttick_out")
+    return {"train": [(1.0, tick)], "forward": [(1.0, ftick)]}
+
+
+def _stream(g: _PlanGen) -> dict:
+    """schedule stream (compiler/frames_gen.py): a pattern is its input
+    record and F frames (``frames`` of the train block), a frame every
+    layer's next state from the previous frame's, the all-gathers, in
+    training every connect's plasticity, the copies of the next states; an
+    evaluation frame also logs the outputs."""
+    from .frames_gen import frames_pass
+    F = g.p.network.training.frames
+    out = {}
+    for phase, label, learn in (("train", "frame", True), ("forward", "tframe", False)):
+        body = _loop(g.section(lambda: frames_pass(g, label, learn)), label)
+        out[phase] = _repeat(body, f"{label}_f", F)
+    return out
+
+
+#: the other schedules than lockstep (compiler/pipeline.py): how the
+#: sections of their programs make a pattern, whatever the mapping
+SCHEDULE_PASSES = {"pipeline": _pipeline, "stream": _stream}
 
 
 # -- pricing ---------------------------------------------------------------------------
@@ -171,6 +228,22 @@ class _Pricer:
         mem = plan.memory
         self.access = {"chip": 1 + mem.onchip_wait, "sram": 1 + mem.sram_wait,
                        "dram": 1 + mem.dram_wait}
+        self.aliases = self._slot_pointers(g.e.events)
+
+    def _slot_pointers(self, events) -> dict:
+        """The .data words the program sets to a buffer plus an offset at
+        run time (``ADDI @k, R0; STI R0, @var``: the pipeline's stash
+        slots): each word's buffer, so that a call through it is priced in
+        that buffer's region."""
+        out = {}
+        for a, b in zip(events, events[1:]):
+            if (a[0] == b[0] == "ins" and a[1] == "ADDI" and b[1] == "STI"
+                    and a[2][-1] == "R0" and b[2][0] == "R0" and a[2][0].startswith("@")
+                    and b[2][-1].startswith("@")):
+                base = self.consts.get(a[2][0][1:])
+                if base is not None:
+                    out[b[2][-1][1:]] = self._expr(base)
+        return out
 
     def _values(self, v) -> list:
         """Per node: an int, or a symbol name (a pointer), or None."""
@@ -197,6 +270,7 @@ class _Pricer:
 
     def region(self, v) -> str:
         if isinstance(v, str):
+            v = self.aliases.get(v, v)
             return self.regions.get(v, "sram")      # .data words, host variables: SRAM
         return "sram"                               # computed at run time (slots): SRAM
 
@@ -312,13 +386,15 @@ class Prediction:
     train_breakdown: dict = field(default_factory=dict)
     forward_breakdown: dict = field(default_factory=dict)
     overlap: str = "off"            # the overlapped collectives ("off" or "ring")
+    schedule: str = "lockstep"      # compiler/pipeline.py
 
     @property
     def label(self) -> str:
         """The candidate's name in reports: the mapping, its batch, the
-        overlap when on."""
+        overlap when on, the schedule when not lockstep."""
         return (self.mapping + (f" batch {self.batch}" if self.mapping in ("data", "hybrid")
-                                else "") + (" overlap" if self.overlap != "off" else ""))
+                                else "") + (" overlap" if self.overlap != "off" else "")
+                + ("" if self.schedule == "lockstep" else f" {self.schedule}"))
 
     @property
     def mcups(self) -> float:
@@ -331,7 +407,7 @@ class Prediction:
 
     def to_dict(self) -> dict:
         return {"mapping": self.mapping, "nodes": self.nodes, "batch": self.batch,
-                "overlap": self.overlap,
+                "overlap": self.overlap, "schedule": self.schedule,
                 "train_cycles_per_pattern": self.train_cycles,
                 "forward_cycles_per_pattern": self.forward_cycles,
                 "mcps": self.mcps, "mcups": self.mcups,
@@ -353,12 +429,16 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
     plan.host_hooks = []
     plan.overlap = overlap
     g = _PlanGen(plan)
-    if getattr(mapping, "schedule", "lockstep") != "lockstep":
-        raise PlanError(f"the cost model has no entry for schedule {mapping.schedule} "
-                        f"(it prices the lockstep programs; compiler/plan.py SCHEDULES)")
-    schedule = SCHEDULES.get(mapping.name)
-    if schedule is None:
-        raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
+    kind = getattr(mapping, "schedule", "lockstep")
+    if kind != "lockstep":
+        schedule = SCHEDULE_PASSES.get(kind)
+        if schedule is None:
+            raise PlanError(f"the cost model has no entry for schedule {kind} "
+                            f"(compiler/plan.py SCHEDULE_PASSES)")
+    else:
+        schedule = SCHEDULES.get(mapping.name)
+        if schedule is None:
+            raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
     g.prologue()
     sections = schedule(g)
     pricer = _Pricer(g, plan)
@@ -373,7 +453,7 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
         out[phase] = (total, bd)
     return Prediction(mapping.name, mapping.nodes, mapping.batch, out["train"][0],
                       out["forward"][0], network.connections(), clock_mhz,
-                      out["train"][1], out["forward"][1], overlap)
+                      out["train"][1], out["forward"][1], overlap, kind)
 
 
 @dataclass
@@ -386,33 +466,54 @@ class Refused:
 OVERLAPS = ("off", "ring")
 
 
+def candidate_schedules(network, schedule: str | None = None) -> list[str]:
+    """The schedules ``rap plan`` prices for ``network``: ``schedule``
+    (--schedule) alone when given; a description's ``schedule stream``
+    alone (its frames and local plasticities are another computation than
+    back-propagation, and its cycles run under no other schedule); else
+    lockstep and pipeline, both back-propagation (the pipeline a few
+    updates stale: docs/compiler.md, "Schedules")."""
+    if schedule is not None:
+        return [schedule]
+    if network.schedule == "stream":
+        return ["stream"]
+    return ["lockstep", "pipeline"]
+
+
 def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
-             overlap: str | None = None, schedule: str | None = None):
-    """Every preset mapping of ``network`` on ``nodes`` nodes, each with
-    every overlap it takes (``overlap``: only that one; None: "off" and
-    "ring"), under the schedule ``schedule`` (--schedule; None: the
-    description's): the predictions ranked fastest training first, and the
-    refused candidates with their reasons."""
+             overlap: str | None = None, schedule: str | None = None,
+             schedules: list[str] | None = None):
+    """Every preset mapping of ``network`` on ``nodes`` nodes under every
+    schedule of :func:`candidate_schedules` (``schedules``: these instead),
+    each with every overlap it takes (``overlap``: only that one; None:
+    "off" and "ring"): the predictions ranked fastest training first, and
+    the refused candidates with their reasons.  A pipeline runs on the
+    layers placement only, so it is one candidate."""
     from .lower import LoweringError
     from .pipeline import apply_schedule
     ranked, refused = [], []
-    for name in PRESETS:
-        try:
-            m = apply_schedule(network, resolve(network, nodes, name,
-                                                batch if name in ("data", "hybrid") else 1),
-                               schedule)
-        except MappingError as e:
-            refused.append(Refused(name, str(e)))
-            continue
-        modes = OVERLAPS if overlap is None else (overlap,)
-        if nodes == 1 or name in ("data", "hybrid", "checkerboard"):
-            modes = [o for o in modes if o == "off"] or list(modes)
-        for o in modes:
+    for kind in schedules or candidate_schedules(network, schedule):
+        option = None if kind == network.schedule or (network.schedule is None
+                                                      and kind == "lockstep") else kind
+        tag = "" if kind == "lockstep" else f" {kind}"
+        for name in (("layers",) if kind == "pipeline" else PRESETS):
             try:
-                ranked.append(predict(network, m, memory, clock_mhz, o))
-            except (LoweringError, PlanError, RapError) as e:
-                refused.append(Refused(name + ("" if o == "off" else f" overlap {o}"), str(e)))
-                break           # the same reason for every overlap
+                m = apply_schedule(network, resolve(network, nodes, name,
+                                                    batch if name in ("data", "hybrid") else 1),
+                                   option)
+            except MappingError as e:
+                refused.append(Refused(name + tag, str(e)))
+                continue
+            modes = OVERLAPS if overlap is None else (overlap,)
+            if nodes == 1 or kind != "lockstep" or name in ("data", "hybrid", "checkerboard"):
+                modes = [o for o in modes if o == "off"] or list(modes)
+            for o in modes:
+                try:
+                    ranked.append(predict(network, m, memory, clock_mhz, o))
+                except (LoweringError, PlanError, RapError) as e:
+                    refused.append(Refused(name + ("" if o == "off" else f" overlap {o}") + tag,
+                                           str(e)))
+                    break           # the same reason for every overlap
     ranked.sort(key=lambda p: p.train_cycles)
     return ranked, refused
 
@@ -420,12 +521,15 @@ def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float 
 def best_mapping(network, nodes: int, memory=None, batch: int = 1,
                  overlap: str | None = None, schedule: str | None = None) -> str:
     """The mapping ``rap plan`` ranks first among those that take the
-    overlap the program will be built with (``overlap``: the --overlap
-    option, else the description's) (``--mapping auto``)."""
+    overlap and the schedule the program will be built with (``overlap``,
+    ``schedule``: the --overlap and --schedule options, else the
+    description's) (``--mapping auto``)."""
     from .overlap import overlap_for
     from .mapping import rows
+    from .pipeline import choose
     fixed = overlap_for(network, rows(network, nodes), overlap)
-    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed, schedule=schedule)
+    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed,
+                               schedules=[choose(network, schedule)[0]])
     if not ranked:
         raise PlanError("no mapping can run this network: "
                         + "; ".join(f"{r.mapping}: {r.reason}" for r in refused))

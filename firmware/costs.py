@@ -120,6 +120,11 @@ KERNELS: dict[str, Kernel] = {
                            * max(a["n"], 0) + 25, "firmware.md 8: 2/element + 25"),
     "_vsoftmax": Kernel(("z", "x", "n"), lambda a, acc: (33 if a["x"] == "chip" else 34)
                         * max(a["n"], 0) + 124, "firmware.md 8: 33/element + 124"),
+    # seven instructions an element in one RPTB block, w read and written
+    # (each access's wait states added); n <= 0 returns at once
+    "_vshrink": Kernel(("w", "zero", "n"), lambda a, acc: (7 + 2 * (acc[a["w"]] - 1))
+                       * a["n"] + (19 if a["w"] == "chip" else 21) if a["n"] > 0 else 10,
+                       "firmware.md 9d: 7/element + 19 (21 off chip)"),
     # a chain down a grid row (c contiguous nodes), all rows at once on
     # disjoint links: each member 2 n + 2 (c - 1) + 52 (firmware.md 10b)
     "_subring_reduce": Kernel(("x", "n", "first", "last"),

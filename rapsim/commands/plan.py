@@ -14,7 +14,10 @@ accepts on a machine of N nodes (docs/plan.md): the cost model walks the
 program the compiler generates and prices every kernel call and ring
 collective from the firmware's cycle formulas (rapsim/firmware/costs.py).
 Every mapping is a candidate with overlap off and, for the mappings that
-take it (rows, layers), on (docs/compiler.md, "Overlapped collectives").
+take it (rows, layers), on (docs/compiler.md, "Overlapped collectives"),
+under schedule lockstep, and the layers placement also under schedule
+pipeline (a description's schedule stream: every mapping it runs on, under
+stream only).
 Candidates are ranked by cycles per training pattern; the best is marked and
 is what 'rap cc/train --mapping auto' uses.  --check also compiles and
 simulates the top candidates and prints predicted against measured.
@@ -37,8 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="rank only the candidates built with this overlap (default: every "
                         "mapping with overlap off and, where it applies, on)")
     p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
-                   help="the schedule to plan (default: the description's, else lockstep; the "
-                        "model prices lockstep: other schedules are listed as refused)")
+                   help="plan this schedule only (default: lockstep and pipeline, or the "
+                        "description's stream; docs/plan.md)")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -79,6 +82,7 @@ def run(args) -> int:
         con.print(f"refused: {r.mapping}: {r.reason}")
     out = {"network": args.network, "nodes": config.nodes, "clock_mhz": mhz,
            "best": ranked[0].mapping if ranked else None,
+           "best_schedule": ranked[0].schedule if ranked else None,
            "ranked": [p.to_dict() for p in ranked],
            "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused]}
     if args.check and ranked:
@@ -89,9 +93,9 @@ def run(args) -> int:
         checks = []
         for p in ranked[:args.top]:
             train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap,
-                                       schedule=args.schedule)
+                                       schedule=p.schedule)
             et, ef = p.train_cycles / train - 1, p.forward_cycles / fwd - 1
-            checks.append({"mapping": p.mapping, "overlap": p.overlap,
+            checks.append({"mapping": p.mapping, "overlap": p.overlap, "schedule": p.schedule,
                            "train_predicted": p.train_cycles,
                            "train_simulated": train, "train_error": et,
                            "forward_predicted": p.forward_cycles, "forward_simulated": fwd,

@@ -84,13 +84,41 @@ def test_bad_input(tmp_path, monkeypatch, capsys):
     assert rc == 1 and "x.json" in err
 
 
-def test_schedules(monkeypatch, capsys):
-    """The model prices lockstep programs: a pipeline (the description's
-    schedule) is refused with the reason; --schedule lockstep plans it."""
+def test_schedules(tmp_path, monkeypatch, capsys):
+    """A pipeline (the description's schedule) is priced from its tick and
+    ranked beside the lockstep mappings; --schedule keeps one schedule;
+    --check simulates a pipeline candidate under its schedule."""
     net = os.path.join(EXAMPLES, "pipeline.net")
-    rc, text, err = rap(["plan", net, "--nodes", "4"], monkeypatch, capsys)
-    assert rc == 1 and "no candidate could be priced" in err
-    assert "no entry for schedule pipeline" in " ".join(text.split())
-    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "lockstep"],
+    out = tmp_path / "p.json"
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    d = json.loads(out.read_text())
+    kinds = {(p["mapping"], p["schedule"]) for p in d["ranked"]}
+    assert ("layers", "pipeline") in kinds and ("rows", "lockstep") in kinds
+    assert "layers pipeline" in " ".join(text.split())
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "lockstep", "--json", out],
                         monkeypatch, capsys)
     assert rc == 0 and "best" in text
+    assert {p["schedule"] for p in json.loads(out.read_text())["ranked"]} == {"lockstep"}
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "pipeline", "--check",
+                         "--top", "1", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    d = json.loads(out.read_text())
+    assert [(p["mapping"], p["schedule"]) for p in d["ranked"]] == [("layers", "pipeline")]
+    c = d["check"][0]
+    assert c["schedule"] == "pipeline"
+    assert abs(c["train_error"]) < 0.1 and abs(c["forward_error"]) < 0.1
+
+
+def test_stream(tmp_path, monkeypatch, capsys):
+    """recurrent.net (schedule stream: a cycle, plasticities): every
+    mapping the stream runs on, priced per pattern of F frames."""
+    out = tmp_path / "p.json"
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "recurrent.net"), "--nodes", "4",
+                         "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    d = json.loads(out.read_text())
+    assert {(p["mapping"], p["schedule"]) for p in d["ranked"]} == {("rows", "stream"),
+                                                                   ("layers", "stream")}
+    for p in d["ranked"]:
+        assert "_vshrink" in p["train_breakdown"] and "_mxout" in p["train_breakdown"]

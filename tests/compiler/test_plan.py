@@ -68,6 +68,51 @@ def test_missing_schedule_is_an_error(monkeypatch):
         predict(net, resolve(net, 4, "layers"))
 
 
+PIPELINE = os.path.join(os.path.dirname(XOR), "pipeline.net")
+RECURRENT = os.path.join(os.path.dirname(XOR), "recurrent.net")
+DEEP = """
+layer x: input 32
+layer h1: sigmoid 32 bias
+layer h2: sigmoid 32 bias
+layer y: sigmoid 32 bias
+connect x -> h1 full
+connect h1 -> h2 full
+connect h2 -> y full
+net deep { input x hidden h1, h2 output y schedule pipeline }
+train { rate 0.1 epochs 1 error mse }
+"""
+
+
+@pytest.mark.parametrize("source,mapping", [(DEEP, "layers"), (PIPELINE, "layers"),
+                                            (RECURRENT, "rows"), (RECURRENT, "layers")])
+def test_schedules_within_8_percent(source, mapping):
+    """schedule pipeline (a tick a pattern) and stream (a pattern's F
+    frames) against the simulator on 4 nodes."""
+    from rapsim.compiler.pipeline import apply_schedule
+    net = parse_text(source, "deep.net") if source == DEEP else parse_file(source)
+    m = apply_schedule(net, resolve(net, 4, mapping))
+    assert m.schedule in ("pipeline", "stream")
+    p = predict(net, m)
+    assert p.schedule == m.schedule
+    train, fwd = measure_point(net, MachineConfig(nodes=4), mapping)
+    assert abs(p.train_cycles / train - 1) <= 0.08, (p.train_cycles, train)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.08, (p.forward_cycles, fwd)
+
+
+def test_pipeline_ranked_beside_lockstep():
+    """A lockstep description: its layers placement is also priced as a
+    pipeline; --schedule keeps one schedule; --mapping auto ranks only the
+    schedule the program is built with."""
+    net = parse_text(DEEP.replace("schedule pipeline", ""), "d.net")
+    ranked, _ = plan_all(net, 4)
+    assert {(p.mapping, p.schedule) for p in ranked} >= {("layers", "pipeline"),
+                                                         ("layers", "lockstep")}
+    assert "layers pipeline" in [p.label for p in ranked]
+    only, _ = plan_all(net, 4, schedule="lockstep")
+    assert {p.schedule for p in only} == {"lockstep"}
+    assert best_mapping(net, 4) == only[0].mapping
+
+
 SPARSE = """
 layer x: input 18
 layer h: sigmoid 8 bias

@@ -92,7 +92,7 @@ VECTOR = [("_vcopy", ("chip", "sram")), ("_vfill", ("chip", "sram")),
           ("_vadd", ("chip", "sram")), ("_vsub", ("chip", "sram")), ("_vmul", ("chip", "sram")),
           ("_vsigmoid", ("chip", "sram")), ("_vtanh", ("chip", "sram")),
           ("_vsigmoid_deriv", ("chip", "sram")), ("_vtanh_deriv", ("chip", "sram")),
-          ("_vsoftmax", ("chip", "sram"))]
+          ("_vsoftmax", ("chip", "sram")), ("_vshrink", ("chip", "sram", "dram"))]
 LENGTHS = [4, 16, 61, 256]
 
 
