@@ -42,6 +42,11 @@ from .lower import lower
 from .mapping import PRESETS, MappingError, resolve
 
 
+#: the fraction of a binary or threshold layer's units assumed active when
+#: pricing the binary kernels (rap plan --active; docs/plan.md)
+DEFAULT_ACTIVE = 0.5
+
+
 class PlanError(RapError):
     """The cost model cannot price a program (a routine without a cost
     entry, an argument it cannot resolve)."""
@@ -95,18 +100,27 @@ class _PlanGen(_Gen):
         return self.e.events[start:]
 
 
-def _one_pattern(g: _PlanGen, train: bool):
-    """A pass of the pattern loop: the inputs, the body, the loop's count."""
+def _one_pattern(g: _PlanGen, train: bool, sub=None):
+    """A pass of the pattern loop: the inputs, the body (of net ``sub``,
+    None: the main net), the loop's count."""
     g.load_inputs()
-    g.pattern_body(None, train)
+    g.pattern_body(sub, train)
     g.e.ins("SUBI", "1", "R4")
     g.e.ins("BNZ", "pattern")
 
 
 def _lockstep(g: _PlanGen) -> dict:
     """rows, checkerboard: one pattern per pass of the loop, every node
-    working on it."""
-    return {"train": [(1.0, g.section(lambda: _one_pattern(g, True)))],
+    working on it.  Several nets in one pool (CLONES) with ``alternate
+    pattern``: a training pattern trains one of them, each in turn, so it
+    costs the mean of their bodies; with ``alternate epoch`` an epoch trains
+    one net, and the model prices the first, the main net's (what a
+    one-epoch measurement runs); an evaluation pattern runs the main net."""
+    net = g.p.network
+    nets = ([None] + list(net.nets) if net.nets and not net.phases
+            and net.training.alternate == "pattern" else [None])
+    return {"train": [(1.0 / len(nets), g.section(lambda: _one_pattern(g, True, sub)))
+                      for sub in nets],
             "forward": [(1.0, g.section(lambda: _one_pattern(g, False)))]}
 
 
@@ -221,8 +235,20 @@ _REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram
 
 
 class _Pricer:
-    def __init__(self, g: _PlanGen, plan):
+    def __init__(self, g: _PlanGen, plan, active: float = DEFAULT_ACTIVE, user=None):
         self.g, self.n = g, g.n
+        self.plan, self.active, self.user = plan, active, user or {}
+        #: a sparse connect's count table -> the connect (its pairs per row)
+        self.sparse = {cp.sparse.cnt.name: cp for cp in plan.connects
+                       if cp.sparse is not None and cp.sparse.cnt is not None}
+        #: an index list (a binary input's variable, a threshold layer's
+        #: buffer) -> its layer's units
+        self.lists = {}
+        for lp in plan.layers.values():
+            if lp.layer.kind == "binary":
+                self.lists[f"bl_{lp.name}"] = lp.layer.size
+            if lp.blist is not None:
+                self.lists[lp.blist.name] = lp.layer.size
         self.regions = {b.name: _REGION.get(b.region, "sram") for b in plan.buffers}
         self.consts = {sym: expr for expr, sym in g.e.consts.items()}
         mem = plan.memory
@@ -275,6 +301,8 @@ class _Pricer:
         return "sram"                               # computed at run time (slots): SRAM
 
     def kernel(self, fn: str, regs: dict) -> np.ndarray:
+        if fn in self.user:
+            return self.user_routine(fn, regs)
         k = KERNELS[fn]
         vals = [self._values(regs.get(r)) for r in INT_REGS[:len(k.args)]]
         out = np.zeros(self.n)
@@ -287,8 +315,40 @@ class _Pricer:
                 if name in a and not isinstance(a[name], int):
                     raise PlanError(f"{fn}: its {name} is computed at run time; the cost "
                                     f"model needs it known at compile time")
+            if "cnt" in k.args:
+                a["pairs"], a["empty"] = self._pairs(fn, vals[k.args.index("cnt")][node],
+                                                     node, a["rows"])
+            if "list" in k.args:
+                a["active"] = self._active(fn, vals[k.args.index("list")][node])
             out[node] = k.cycles(a, self.access)
         return out
+
+    def _pairs(self, fn: str, cnt, node: int, rows: int) -> tuple[int, int]:
+        """A sparse connect's pairs on ``node`` and its own rows without a
+        pair, from the connect's pair list (what the count table holds)."""
+        cp = self.sparse.get(cnt)
+        if cp is None:
+            raise PlanError(f"{fn}: its count table {cnt!r} is not a sparse connect's")
+        own = cp.connect.pairs[cp.sparse.own(node)]
+        return len(own), rows - len(np.unique(own[:, 1]))
+
+    def _active(self, fn: str, lst) -> float:
+        """The active units assumed in an index list: the stated fraction
+        (``active``) of its layer's units."""
+        size = self.lists.get(lst)
+        if size is None:
+            raise PlanError(f"{fn}: its index list {lst!r} is not a binary or threshold "
+                            f"layer's")
+        return self.active * size
+
+    def user_routine(self, fn: str, regs: dict) -> np.ndarray:
+        """A user transfer function (z, x, n): alpha + beta n, as measured
+        alone (:func:`rapsim.compiler.plan_user.routine_cost`)."""
+        alpha, beta = self.user[fn]
+        sizes = self._values(regs.get("AR4"))
+        if not all(isinstance(x, int) for x in sizes):
+            raise PlanError(f"{fn}: its n is computed at run time")
+        return np.array([alpha + beta * max(x, 0) for x in sizes], dtype=float)
 
     def collective(self, fn: str, regs: dict) -> float:
         c = COLLECTIVES[fn]
@@ -359,7 +419,7 @@ class _Pricer:
                 c = self.collective(fn, regs)
                 total += c
                 breakdown[fn] = breakdown.get(fn, 0.0) + c
-            elif fn in KERNELS:
+            elif fn in KERNELS or fn in self.user:
                 vec = self.kernel(fn, regs)
                 span += vec
                 spent.setdefault(fn, np.zeros(self.n))
@@ -416,7 +476,7 @@ class Prediction:
 
 
 def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
-            overlap: str | None = None) -> Prediction:
+            overlap: str | None = None, active: float = DEFAULT_ACTIVE) -> Prediction:
     """The predicted cycles per pattern of ``network`` under ``mapping``
     (a resolved :class:`~rapsim.compiler.mapping.Mapping`), with the
     overlapped collectives ``overlap`` (the --overlap option, as
@@ -441,7 +501,8 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
             raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
     g.prologue()
     sections = schedule(g)
-    pricer = _Pricer(g, plan)
+    from .plan_user import routine_costs
+    pricer = _Pricer(g, plan, active, routine_costs(network, memory))
     out = {}
     for phase, parts in sections.items():
         total, bd = 0.0, {}
@@ -482,13 +543,14 @@ def candidate_schedules(network, schedule: str | None = None) -> list[str]:
 
 def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
              overlap: str | None = None, schedule: str | None = None,
-             schedules: list[str] | None = None):
+             schedules: list[str] | None = None, active: float = DEFAULT_ACTIVE):
     """Every preset mapping of ``network`` on ``nodes`` nodes under every
     schedule of :func:`candidate_schedules` (``schedules``: these instead),
     each with every overlap it takes (``overlap``: only that one; None:
     "off" and "ring"): the predictions ranked fastest training first, and
     the refused candidates with their reasons.  A pipeline runs on the
-    layers placement only, so it is one candidate."""
+    layers placement only, so it is one candidate.  ``active``: the
+    fraction of a binary or threshold layer's units assumed active."""
     from .lower import LoweringError
     from .pipeline import apply_schedule
     ranked, refused = [], []
@@ -509,7 +571,7 @@ def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float 
                 modes = [o for o in modes if o == "off"] or list(modes)
             for o in modes:
                 try:
-                    ranked.append(predict(network, m, memory, clock_mhz, o))
+                    ranked.append(predict(network, m, memory, clock_mhz, o, active))
                 except (LoweringError, PlanError, RapError) as e:
                     refused.append(Refused(name + ("" if o == "off" else f" overlap {o}") + tag,
                                            str(e)))

@@ -125,6 +125,58 @@ KERNELS: dict[str, Kernel] = {
     "_vshrink": Kernel(("w", "zero", "n"), lambda a, acc: (7 + 2 * (acc[a["w"]] - 1))
                        * a["n"] + (19 if a["w"] == "chip" else 21) if a["n"] > 0 else 10,
                        "firmware.md 9d: 7/element + 19 (21 off chip)"),
+    # sparse connects that are not bands (firmware.md 9b): per pair the IR0
+    # load of idx[k], the 2 cycles it holds back the next AR-addressed
+    # instruction, and the loop's memory accesses, each W (M) access with
+    # its wait states; per row its count, the RPTB set-up and the store (an
+    # empty row skips the block).  ``pairs``: the node's pairs, ``empty``:
+    # its rows without one (the cost model counts them from the connect's
+    # pair list)
+    "_spmv": Kernel(("y", "W", "x", "rows", "cnt", "idx", "b"),
+                    lambda a, acc: (4 + acc[a["W"]] - 1) * a["pairs"]
+                    + 15 * (a["rows"] - a["empty"]) + 10 * a["empty"] + 33,
+                    "firmware.md 9b: 4/pair + 15/row + 33"),
+    "_spmtv": Kernel(("e", "W", "d", "rows", "cnt", "idx"),
+                     lambda a, acc: (5 + acc[a["W"]] - 1) * a["pairs"]
+                     + 15 * (a["rows"] - a["empty"]) + 14 * a["empty"] + 31,
+                     "firmware.md 9b: 5/pair + 15/row + 31"),
+    "_spout": Kernel(("W", "d", "x", "rows", "cnt", "idx"),
+                     lambda a, acc: (5 + 2 * (acc[a["W"]] - 1)) * a["pairs"]
+                     + 16 * (a["rows"] - a["empty"]) + 8.5 * a["empty"] + 26,
+                     "firmware.md 9b: 5/pair + 16/row + 26"),
+    "_spoutm": Kernel(("W", "d", "x", "rows", "cnt", "idx", "M"),
+                      lambda a, acc: (7 + 2 * (acc[a["W"]] - 1) + 2 * (acc[a["M"]] - 1))
+                      * a["pairs"] + 17 * (a["rows"] - a["empty"]) + 8 * a["empty"] + 65,
+                      "firmware.md 9b: 7/pair + 17/row + 65"),
+    # the binary kernels (firmware.md 9c): a column per active unit of the
+    # index list, ``active`` of them (the cost model's assumption: rap plan
+    # --active, docs/plan.md); y read and written per row of a column
+    "_bcolsum": Kernel(("y", "W", "list", "rows", "b"),
+                       lambda a, acc: (max(2, bus(a["W"], a["y"], a["y"], access=acc))
+                                       * a["rows"] + 14) * a["active"]
+                       + (10 if a["active"] > 0 else 0)
+                       + (29 + a["rows"] if a["b"] == 0 else 39 + 2 * a["rows"]),
+                       "firmware.md 9c: (2-3/row + 14)/active + y set"),
+    "_bcolupd": Kernel(("W", "d", "list", "rows"),
+                       lambda a, acc: (max(3, bus(a["W"], a["W"], a["d"], access=acc))
+                                       * a["rows"] + 13) * a["active"]
+                       + (26 if a["active"] > 0 else 16),
+                       "firmware.md 9c: (3/row + 13)/active + 26"),
+    "_bcolupdm": Kernel(("W", "d", "list", "rows", "M"),
+                        lambda a, acc: ((2 + bus(a["W"], a["W"], a["M"], a["M"], access=acc))
+                                        * a["rows"] + 20) * a["active"]
+                        + (29 if a["active"] > 0 else 20),
+                        "firmware.md 9c: (6/row + 20)/active + 29 (M in DRAM: 10/row)"),
+    "_bcoltv": Kernel(("e", "W", "d", "rows", "cols"),
+                      lambda a, acc: (bus(a["W"], a["d"], access=acc) * a["rows"] + 15)
+                      * a["cols"] + 20 if a["cols"] > 0 else 15,
+                      "firmware.md 9c: (1/row + 15)/column + 20"),
+    "_vthreshold": Kernel(("z", "x", "n"), lambda a, acc: 4 * a["n"]
+                          + (21 if a["x"] == "chip" else 23) if a["n"] > 0 else 10,
+                          "firmware.md 9c: 4/element + 21"),
+    "_vactive": Kernel(("list", "y", "n"), lambda a, acc: 9 * a["n"]
+                       + (28 if a["y"] == "chip" else 29) if a["n"] > 0 else 22,
+                       "firmware.md 9c: 9/element + 28"),
     # a chain down a grid row (c contiguous nodes), all rows at once on
     # disjoint links: each member 2 n + 2 (c - 1) + 52 (firmware.md 10b)
     "_subring_reduce": Kernel(("x", "n", "first", "last"),

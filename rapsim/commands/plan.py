@@ -39,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overlap", metavar="MODE", choices=("off", "on", "ring"),
                    help="rank only the candidates built with this overlap (default: every "
                         "mapping with overlap off and, where it applies, on)")
+    p.add_argument("--active", type=float, default=None, metavar="F",
+                   help="the fraction of a binary or threshold layer's units assumed active "
+                        "when pricing the binary kernels (default 0.5; docs/plan.md)")
     p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
                    help="plan this schedule only (default: lockstep and pipeline, or the "
                         "description's stream; docs/plan.md)")
@@ -51,19 +54,23 @@ def run(args) -> int:
     from rich.table import Table
     from rapsim.commands.cc import load_network
     from rapsim.commands.run import machine_config
-    from rapsim.compiler.plan import measure_point, plan_all
+    from rapsim.compiler.plan import DEFAULT_ACTIVE, measure_point, plan_all
     from rapsim.fileio import check_writable, write_file
     if args.batch < 1:
         raise RapError(f"--batch must be at least 1, not {args.batch}")
     if args.top < 1:
         raise RapError(f"--top must be at least 1, not {args.top}")
+    active = DEFAULT_ACTIVE if args.active is None else args.active
+    if not 0 <= active <= 1:
+        raise RapError(f"--active must be a fraction from 0 to 1, not {args.active}")
     if args.json:
         check_writable(args.json)
     config = machine_config(args)
     net = load_network(args.network, args.params, args.params_file)
     mhz = config.clock_hz / 1e6
     ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap,
-                               args.schedule)
+                               args.schedule, active=active)
+    assumptions = _assumptions(net, active, config.memory)
     con = Console()
     t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
                     f"predicted cost of every mapping (ranked by training)")
@@ -78,13 +85,16 @@ def run(args) -> int:
                   f"{p.mcps:.2f}", ", ".join(f"{k.lstrip('_')} {v / p.train_cycles:.0%}"
                                               for k, v in parts))
     con.print(t)
+    for line in assumptions:
+        con.print(f"assumed: {line}")
     for r in refused:
         con.print(f"refused: {r.mapping}: {r.reason}")
     out = {"network": args.network, "nodes": config.nodes, "clock_mhz": mhz,
            "best": ranked[0].mapping if ranked else None,
            "best_schedule": ranked[0].schedule if ranked else None,
            "ranked": [p.to_dict() for p in ranked],
-           "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused]}
+           "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused],
+           "assumptions": assumptions}
     if args.check and ranked:
         c = Table(title="predicted against simulated cycles per pattern")
         for col in ("mapping", "train predicted", "train simulated", "error",
@@ -110,3 +120,18 @@ def run(args) -> int:
         raise RapError("no candidate could be priced: every mapping is refused by the compiler "
                        "or has a routine without a cost entry (reasons above)")
     return 0
+
+
+def _assumptions(net, active: float, memory) -> list[str]:
+    """What the prediction assumes beyond the program (docs/plan.md): the
+    active units of the binary kernels, the user routines' measured cost."""
+    from rapsim.compiler.plan_user import routine_costs
+    out = []
+    lists = [n for n, L in net.layers.items() if L.kind in ("binary", "threshold")]
+    if lists:
+        out.append(f"{active:.0%} of the units of {', '.join(lists)} active in every pattern "
+                   f"(the binary kernels' cost; --active)")
+    for fn, (alpha, beta) in routine_costs(net, memory).items():
+        out.append(f"user routine {fn}: {alpha:.0f} + {beta:.1f} n cycles (timed alone on one "
+                   f"node, vectors on chip)")
+    return out

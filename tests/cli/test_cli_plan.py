@@ -43,16 +43,42 @@ def test_plan_check(tmp_path, monkeypatch, capsys):
         assert c["train_predicted"] / c["train_simulated"] - 1 == c["train_error"]
 
 
-def test_plan_lists_refused(monkeypatch, capsys):
+def test_plan_lists_refused(tmp_path, monkeypatch, capsys):
     """clones.net: several nets (every mapping but rows refused by the
-    compiler) and a binary layer (no cost entry for its kernels): each
-    refusal listed with its reason, then a clear error."""
-    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4"],
-                        monkeypatch, capsys)
-    assert rc == 1 and "no candidate could be priced" in err
+    compiler, each refusal listed with its reason), a binary input, a
+    threshold layer and a user transfer function: priced, the assumptions
+    printed and in the JSON."""
+    out = tmp_path / "c.json"
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                         "--active", "0.25", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
     flat = " ".join(text.split())
     assert "refused: checkerboard" in flat and "several nets" in flat
-    assert "refused: rows: the cost model has no entry for _bcolsum" in flat
+    assert "assumed: 25% of the units of b, t active" in flat
+    assert "user routine _softsign:" in flat
+    d = json.loads(out.read_text())
+    assert [p["mapping"] for p in d["ranked"]] == ["rows", "rows"]
+    bd = d["ranked"][0]["train_breakdown"]
+    for fn in ("_bcolsum", "_bcolupdm", "_vactive", "_vthreshold", "_softsign", "_bcoltv"):
+        assert bd[fn] > 0, fn
+    assert len(d["assumptions"]) == 3
+    rc, _, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                      "--active", "1.5"], monkeypatch, capsys)
+    assert rc == 1 and "--active" in err
+
+
+def test_every_example_plans(monkeypatch, capsys):
+    """rap plan prices every example network (mlp-common.net is an
+    include, not a network) on 4 nodes: no routine without a cost."""
+    names = sorted(f for f in os.listdir(EXAMPLES)
+                   if f.endswith(".net") and f != "mlp-common.net")
+    assert len(names) >= 10
+    for name in names:
+        rc, text, err = rap(["plan", os.path.join(EXAMPLES, name), "--nodes", "4"],
+                            monkeypatch, capsys)
+        assert rc == 0, (name, err)
+        assert "best" in text
+        assert "no entry for" not in " ".join(text.split()), name
 
 
 def test_mapping_auto(tmp_path, monkeypatch, capsys):

@@ -196,3 +196,78 @@ def test_rs_mxout_formula(N, V, rows):
             + KERNELS["_mxout"].cycles({"W": "sram", "d": "chip", "x": "chip", "rows": rows,
                                         "cols": V}, DEFAULT_ACCESS))
     _near(pred, run.span(1), 0.05, 60, f"_ring_rs_mxout N={N} V={V} rows={rows}")
+
+
+CNT, IDX, LIST = SRAM3 + 0x1000, SRAM3 + 0x2000, SRAM3 + 0x3000
+
+
+@pytest.mark.parametrize("counts", [[5] * 8, [16] * 8, [0, 3, 0, 7, 1, 0, 2, 9], [0] * 4,
+                                    [64] * 32])
+def test_sparse_kernel_formula(counts):
+    """The sparse kernels of a connect that is not a band: their cost from
+    the node's pairs and its rows without one (W and M in SRAM and in
+    DRAM, x, d and e on chip, cnt and idx in SRAM)."""
+    rows, pairs, empty = len(counts), sum(counts), counts.count(0)
+    cases = []
+    for wr, wa in (("sram", SRAM), ("dram", DRAM)):
+        cases += [("_spmv", [SRAM2, wa, RAM0, rows, CNT, IDX, 0], [], {"W": wr}),
+                  ("_spmtv", [RAM1, wa, RAM0, rows, CNT, IDX], [], {"W": wr}),
+                  ("_spout", [wa, RAM0, RAM1, rows, CNT, IDX], [0.1], {"W": wr}),
+                  ("_spoutm", [wa, RAM0, RAM1, rows, CNT, IDX, wa + 0x4000], [0.1, 0.9],
+                   {"W": wr, "M": wr})]
+
+    def setup(sim):
+        sim.write(CNT, counts)
+        sim.write(IDX, [i % 30 for i in range(pairs)])
+    run = run_calls([Call(fn, ints, fl) for fn, ints, fl, _ in cases], setup=setup)
+    for i, (fn, _, _, place) in enumerate(cases):
+        a = {"W": "sram", "M": "sram", "rows": rows, "pairs": pairs, "empty": empty, **place}
+        _near(KERNELS[fn].cycles(a, DEFAULT_ACCESS), run.cycles(i), 0.03, 12,
+              f"{fn} rows {counts} W in {place['W']}")
+
+
+@pytest.mark.parametrize("rows", [1, 8, 32])
+@pytest.mark.parametrize("active", [0, 1, 10, 20])
+def test_binary_kernel_formula(rows, active):
+    """The binary kernels from the index list's active count (W in SRAM,
+    y in SRAM and on chip, M in SRAM and DRAM), _bcoltv by columns, and the
+    threshold layer's kernels by elements."""
+    cases = [("_bcolsum", [SRAM2, SRAM, LIST, rows, 0], [], {"y": "sram", "W": "sram", "b": 0}),
+             ("_bcolsum", [RAM1, SRAM, LIST, rows, SRAM2], [],
+              {"y": "chip", "W": "sram", "b": "sram"}),
+             ("_bcolupd", [SRAM, RAM0, LIST, rows], [0.1], {"W": "sram", "d": "chip"}),
+             ("_bcolupdm", [SRAM, RAM0, LIST, rows, SRAM + 0x8000], [0.1, 0.9],
+              {"W": "sram", "d": "chip", "M": "sram"}),
+             ("_bcolupdm", [SRAM, RAM0, LIST, rows, DRAM], [0.1, 0.9],
+              {"W": "sram", "d": "chip", "M": "dram"}),
+             ("_bcoltv", [RAM1, SRAM, RAM0, rows, active], [], {"W": "sram", "d": "chip",
+                                                                "cols": active}),
+             ("_vthreshold", [RAM1, RAM0, active], [], {"x": "chip", "n": active}),
+             ("_vthreshold", [SRAM2, SRAM, active], [], {"x": "sram", "n": active}),
+             ("_vactive", [SRAM2, RAM0, active], [], {"y": "chip", "n": active}),
+             ("_vactive", [SRAM2, SRAM, active], [], {"y": "sram", "n": active})]
+    run = run_calls([Call(fn, ints, fl) for fn, ints, fl, _ in cases],
+                    setup=lambda sim: sim.write(LIST, [active] + list(range(0, 2 * active, 2))))
+    for i, (fn, _, _, place) in enumerate(cases):
+        a = {"rows": rows, "active": active, **place}
+        _near(KERNELS[fn].cycles(a, DEFAULT_ACCESS), run.cycles(i), 0.03, 12,
+              f"{fn} rows={rows} active={active} {place}")
+
+
+def test_user_routine_cost():
+    """A user transfer function's alpha + beta n (timed alone at two
+    lengths by rap plan) against the routine called at other lengths."""
+    import os
+    from rapsim.compiler.parser import parse_file
+    from rapsim.compiler.plan_user import routine_costs
+    net = parse_file(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                                  "softsign.net"))
+    costs = routine_costs(net)
+    asm = net.transfers["softsign"].asm
+    lengths = [0, 1, 7, 37, 200]
+    calls = [Call(fn, [RAM1, RAM0, n]) for fn in costs for n in lengths]
+    with open(asm) as f:
+        run = run_calls(calls, extra=[f.read()])
+    for i, (fn, n) in enumerate((fn, n) for fn in costs for n in lengths):
+        alpha, beta = costs[fn]
+        _near(alpha + beta * n, run.cycles(i), 0.03, 12, f"{fn} n={n}")
