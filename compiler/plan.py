@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rapsim.errors import RapError
-from rapsim.firmware.costs import COLLECTIVES, KERNELS
+from rapsim.firmware.costs import (CHAINS, COLLECTIVES, KERNELS, SOFTMAX_PARTS, SOFTMAX_TOKENS,
+                                   SUBRING_CHAIN, _leading, token_chain)
 
 from .codegen import FLOAT_REGS, INT_REGS, Addr, Imm, Var, _Emitter, _Gen
 from .lower import lower
@@ -235,8 +236,10 @@ _REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram
 
 
 class _Pricer:
-    def __init__(self, g: _PlanGen, plan, active: float = DEFAULT_ACTIVE, user=None):
+    def __init__(self, g: _PlanGen, plan, active: float = DEFAULT_ACTIVE, user=None,
+                 chains: bool = True):
         self.g, self.n = g, g.n
+        self.chains = chains
         self.plan, self.active, self.user = plan, active, user or {}
         #: a sparse connect's count table -> the connect (its pairs per row)
         self.sparse = {cp.sparse.cnt.name: cp for cp in plan.connects
@@ -360,13 +363,11 @@ class _Pricer:
             if not all(isinstance(s, int) for s in sizes):
                 raise PlanError(f"{fn}: its length is computed at run time")
             return c.cycles(sum(sizes), max(sizes), n, 1, False)
-        table = regs.get("AR3")
-        if not isinstance(table, Addr) or table.sym not in self.g.tables:
-            raise PlanError(f"{fn}: its slice table is not known at compile time")
-        off = self.g.tables[table.sym]
-        x = self.region(self._values(regs.get("AR2"))[0])
-        V, s = off[-1], max(b - a for a, b in zip(off, off[1:]))
-        cycles = c.cycles(V, s, n, self.access[x], x == "chip")
+        off, x = self._table(fn, regs)
+        sizes = [b - a for a, b in zip(off, off[1:])]
+        V, s = off[-1], max(sizes)
+        cycles = c.cycles(V, s, n, self.access[x], x == "chip", sizes.count(0),
+                          _leading(sizes))
         if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
             W = self.region(self._values(regs.get("AR4"))[0])
             rows = self._values(regs.get("IR0"))
@@ -375,6 +376,71 @@ class _Pricer:
             cycles += KERNELS["_mxout"].cycles({"W": W, "d": "chip", "x": "chip",
                                                 "rows": max(rows), "cols": V}, self.access)
         return cycles
+
+    def _table(self, fn: str, regs: dict) -> tuple[list[int], str]:
+        """A collective's slice table and the region of its vector."""
+        table = regs.get("AR3")
+        if not isinstance(table, Addr) or table.sym not in self.g.tables:
+            raise PlanError(f"{fn}: its slice table is not known at compile time")
+        return self.g.tables[table.sym], self.region(self._values(regs.get("AR2"))[0])
+
+    def _chain(self, fn: str, regs: dict, t: np.ndarray) -> np.ndarray:
+        """Every node's time after collective ``fn``, from its arrival
+        ``t``: a chain (``CHAINS``, the all-reduce as its two, the ring
+        softmax's two tokens) starts at max(t - join) and lets node j go at
+        the start + leave[j]; another collective starts after the last
+        node's arrival and lets every node go after its machine time."""
+        n = self.n
+        if fn in CHAINS or fn == "_ring_allreduce":
+            off, x = self._table(fn, regs)
+            for name in ((fn,) if fn in CHAINS else ("_ring_reduce_scatter", "_ring_allgather")):
+                join, leave = CHAINS[name](off, n, self.access[x], x == "chip")
+                t = float(np.max(t - join)) + leave
+            return t
+        if fn == "_vsoftmax_ring" and n > 1:
+            sizes = np.array(self._values(regs.get("AR4")), dtype=float)
+            (a1, b1), (a2, b2), (a3, b3) = SOFTMAX_PARTS
+            t = t + a1 * sizes + b1
+            for (lap1, lap2, extra), (a, b) in zip(SOFTMAX_TOKENS, ((a2, b2), (a3, b3))):
+                join, leave = token_chain(n, lap1, lap2, extra)
+                t = float(np.max(t - join)) + leave + a * sizes + b
+            return t
+        return np.full(n, float(np.max(t)) + self.collective(fn, regs))
+
+    def _subring(self, regs: dict, t: np.ndarray) -> np.ndarray:
+        """``_subring_reduce`` on every grid row at once: a chain down each
+        row (``SUBRING_CHAIN``), the rows on disjoint links."""
+        n, first, last = (self._values(regs.get(r)) for r in ("AR3", "AR4", "AR5"))
+        out = t.copy()
+        rows: dict = {}
+        for k in range(self.n):
+            if n[k] > 0 and last[k] > first[k]:
+                rows.setdefault((first[k], last[k]), []).append(k)
+            else:
+                out[k] = t[k] + KERNELS["_subring_reduce"].cycles(
+                    {"n": n[k], "first": first[k], "last": last[k]}, self.access)
+        for members in rows.values():
+            pos = np.array([k - first[k] for k in members], dtype=float)
+            join, leave = SUBRING_CHAIN(pos, n[members[0]])
+            out[members] = float(np.max(t[members] - join)) + leave
+        return out
+
+    def times(self, events, t: np.ndarray) -> np.ndarray:
+        """Every node's time at the end of ``events`` from ``t`` at their
+        start: its own kernels and instructions, and the collectives'
+        chains (:meth:`_chain`)."""
+        t = t.copy()
+        for ev in events:
+            if ev[0] == "ins":
+                t += 4 if ev[1].startswith("B") and not ev[1].endswith("D") else 1
+            elif ev[0] == "call":
+                if ev[1] in COLLECTIVES:
+                    t = self._chain(ev[1], ev[2], t)
+                elif ev[1] == "_subring_reduce":
+                    t = self._subring(ev[2], t)
+                else:
+                    t += self.kernel(ev[1], ev[2])
+        return t
 
     def price(self, events, overlap: bool = False) -> tuple[float, dict]:
         """Cycles of a section and their breakdown by routine (``inline``:
@@ -428,6 +494,14 @@ class _Pricer:
                 raise PlanError(f"the cost model has no entry for {fn} "
                                 f"(rapsim/firmware/costs.py): cannot predict this program")
         close()
+        if self.chains and any(ev[0] == "call" and ev[1] in COLLECTIVES
+                                               for ev in events):
+            # the section repeated (a pattern after a pattern): nodes that
+            # leave a chain early start the next one early
+            first = self.times(events, np.zeros(self.n))
+            steady = float(np.max(self.times(events, first)) - np.max(first))
+            breakdown["chain overlap"] = steady - total
+            total = steady
         return total, breakdown
 
 

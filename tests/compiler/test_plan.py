@@ -85,9 +85,10 @@ train { rate 0.1 epochs 1 error mse }
 
 @pytest.mark.parametrize("source,mapping", [(DEEP, "layers"), (PIPELINE, "layers"),
                                             (RECURRENT, "rows"), (RECURRENT, "layers")])
-def test_schedules_within_8_percent(source, mapping):
+def test_schedules_within_10_percent(source, mapping):
     """schedule pipeline (a tick a pattern) and stream (a pattern's F
-    frames) against the simulator on 4 nodes."""
+    frames) against the simulator on 4 nodes, within the issue's 10 %
+    (pipeline.net's 8-unit layers: its training -9 %, docs/plan.md)."""
     from rapsim.compiler.pipeline import apply_schedule
     net = parse_text(source, "deep.net") if source == DEEP else parse_file(source)
     m = apply_schedule(net, resolve(net, 4, mapping))
@@ -95,8 +96,8 @@ def test_schedules_within_8_percent(source, mapping):
     p = predict(net, m)
     assert p.schedule == m.schedule
     train, fwd = measure_point(net, MachineConfig(nodes=4), mapping)
-    assert abs(p.train_cycles / train - 1) <= 0.08, (p.train_cycles, train)
-    assert abs(p.forward_cycles / fwd - 1) <= 0.08, (p.forward_cycles, fwd)
+    assert abs(p.train_cycles / train - 1) <= 0.10, (p.train_cycles, train)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.10, (p.forward_cycles, fwd)
 
 
 def test_pipeline_ranked_beside_lockstep():
