@@ -16,12 +16,17 @@ Timing, per section of the program (one pattern, a batch's update):
   the span costs the **largest** node's sum (the node with the most rows
   sets the pace: load imbalance);
 * a collective (all-gather, reduce-scatter, all-reduce, the ring softmax,
-  the barrier) starts when the last node arrives and costs its machine time
-  (``COLLECTIVES``);
+  the barrier) costs its machine time (``COLLECTIVES``) when every node
+  enters together; the model follows each node's own time through the
+  chains (``CHAINS``: a chain starts at max(arrival - join) and node j
+  goes on at the start + leave[j]), so consecutive collectives overlap as
+  on the machine, and prices a section in its steady state (run twice);
+  the breakdown adds the difference as ``chain overlap``;
 * an instruction outside the kernels costs one cycle, a (non-delayed)
   branch four (SPRU031 9.1: a standard branch empties the pipeline).
 
-Per pattern, by the mapping's schedule (lock-step, :data:`SCHEDULES`):
+Per pattern, by the mapping's schedule (lock-step, :data:`SCHEDULES`;
+pipeline and stream, :data:`SCHEDULE_PASSES`):
 ``rows``, ``layers``, ``checkerboard``: the body of the pattern loop, once
 per pattern; ``data``: a step (every node one pattern) B times and the
 batch's update once, over N B patterns; ``hybrid``: a round (N patterns) B
@@ -236,10 +241,8 @@ _REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram
 
 
 class _Pricer:
-    def __init__(self, g: _PlanGen, plan, active: float = DEFAULT_ACTIVE, user=None,
-                 chains: bool = True):
+    def __init__(self, g: _PlanGen, plan, active: float = DEFAULT_ACTIVE, user=None):
         self.g, self.n = g, g.n
-        self.chains = chains
         self.plan, self.active, self.user = plan, active, user or {}
         #: a sparse connect's count table -> the connect (its pairs per row)
         self.sparse = {cp.sparse.cnt.name: cp for cp in plan.connects
@@ -346,7 +349,7 @@ class _Pricer:
 
     def user_routine(self, fn: str, regs: dict) -> np.ndarray:
         """A user transfer function (z, x, n): alpha + beta n, as measured
-        alone (:func:`rapsim.compiler.plan_user.routine_cost`)."""
+        alone (:func:`rapsim.compiler.plan_user.routine_costs`)."""
         alpha, beta = self.user[fn]
         sizes = self._values(regs.get("AR4"))
         if not all(isinstance(x, int) for x in sizes):
@@ -494,8 +497,7 @@ class _Pricer:
                 raise PlanError(f"the cost model has no entry for {fn} "
                                 f"(rapsim/firmware/costs.py): cannot predict this program")
         close()
-        if self.chains and any(ev[0] == "call" and ev[1] in COLLECTIVES
-                                               for ev in events):
+        if any(ev[0] == "call" and ev[1] in COLLECTIVES for ev in events):
             # the section repeated (a pattern after a pattern): nodes that
             # leave a chain early start the next one early
             first = self.times(events, np.zeros(self.n))
