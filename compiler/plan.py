@@ -241,20 +241,20 @@ _REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram
 
 
 class _Pricer:
-    def __init__(self, g: _PlanGen, plan, active: float = DEFAULT_ACTIVE, user=None):
+    def __init__(self, g: _PlanGen, plan, active=DEFAULT_ACTIVE, user=None):
         self.g, self.n = g, g.n
         self.plan, self.active, self.user = plan, active, user or {}
         #: a sparse connect's count table -> the connect (its pairs per row)
         self.sparse = {cp.sparse.cnt.name: cp for cp in plan.connects
                        if cp.sparse is not None and cp.sparse.cnt is not None}
         #: an index list (a binary input's variable, a threshold layer's
-        #: buffer) -> its layer's units
+        #: buffer) -> its layer
         self.lists = {}
         for lp in plan.layers.values():
             if lp.layer.kind == "binary":
-                self.lists[f"bl_{lp.name}"] = lp.layer.size
+                self.lists[f"bl_{lp.name}"] = lp
             if lp.blist is not None:
-                self.lists[lp.blist.name] = lp.layer.size
+                self.lists[lp.blist.name] = lp
         self.regions = {b.name: _REGION.get(b.region, "sram") for b in plan.buffers}
         self.consts = {sym: expr for expr, sym in g.e.consts.items()}
         mem = plan.memory
@@ -340,12 +340,16 @@ class _Pricer:
 
     def _active(self, fn: str, lst) -> float:
         """The active units assumed in an index list: the stated fraction
-        (``active``) of its layer's units."""
-        size = self.lists.get(lst)
-        if size is None:
+        of its layer's units (``active``: a fraction, or one per layer
+        name with None for the others)."""
+        lp = self.lists.get(lst)
+        if lp is None:
             raise PlanError(f"{fn}: its index list {lst!r} is not a binary or threshold "
                             f"layer's")
-        return self.active * size
+        a = self.active
+        if isinstance(a, dict):
+            a = a.get(lp.name, a.get(None, DEFAULT_ACTIVE))
+        return a * lp.layer.size
 
     def user_routine(self, fn: str, regs: dict) -> np.ndarray:
         """A user transfer function (z, x, n): alpha + beta n, as measured
@@ -552,7 +556,7 @@ class Prediction:
 
 
 def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
-            overlap: str | None = None, active: float = DEFAULT_ACTIVE) -> Prediction:
+            overlap: str | None = None, active=DEFAULT_ACTIVE) -> Prediction:
     """The predicted cycles per pattern of ``network`` under ``mapping``
     (a resolved :class:`~rapsim.compiler.mapping.Mapping`), with the
     overlapped collectives ``overlap`` (the --overlap option, as
@@ -619,14 +623,15 @@ def candidate_schedules(network, schedule: str | None = None) -> list[str]:
 
 def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
              overlap: str | None = None, schedule: str | None = None,
-             schedules: list[str] | None = None, active: float = DEFAULT_ACTIVE):
+             schedules: list[str] | None = None, active=DEFAULT_ACTIVE):
     """Every preset mapping of ``network`` on ``nodes`` nodes under every
     schedule of :func:`candidate_schedules` (``schedules``: these instead),
     each with every overlap it takes (``overlap``: only that one; None:
     "off" and "ring"): the predictions ranked fastest training first, and
     the refused candidates with their reasons.  A pipeline runs on the
     layers placement only, so it is one candidate.  ``active``: the
-    fraction of a binary or threshold layer's units assumed active."""
+    fraction of a binary or threshold layer's units assumed active (a
+    number, or ``{layer: fraction, None: the others'}``)."""
     from .lower import LoweringError
     from .pipeline import apply_schedule
     ranked, refused = [], []
@@ -697,3 +702,17 @@ def measure_point(network, config, mapping: str, batch: int = 1,
     perf = runs[1].performance - runs[0].performance
     return (perf.train.cycles / max(perf.train.patterns, 1),
             perf.evaluate.cycles / max(perf.evaluate.patterns, 1))
+
+
+def data_activity(network, patterns) -> dict:
+    """The mean fraction of active units of each binary input layer over
+    ``patterns`` (a :class:`~rapsim.compiler.data.PatternSet`): what the
+    binary kernels see (``rap plan --data``)."""
+    out, col = {}, 0
+    for name in network.inputs:
+        size = network.layers[name].size
+        if network.layers[name].kind == "binary" and len(patterns.inputs):
+            out[name] = float(np.count_nonzero(patterns.inputs[:, col:col + size])
+                              / (size * len(patterns.inputs)))
+        col += size
+    return out

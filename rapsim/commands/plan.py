@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--active", type=float, default=None, metavar="F",
                    help="the fraction of a binary or threshold layer's units assumed active "
                         "when pricing the binary kernels (default 0.5; docs/plan.md)")
+    p.add_argument("--data", metavar="FILE",
+                   help="a pattern file: its binary input layers' mean active fraction "
+                        "replaces --active for them")
     p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
                    help="plan this schedule only (default: lockstep and pipeline, or the "
                         "description's stream; docs/plan.md)")
@@ -68,9 +71,14 @@ def run(args) -> int:
     config = machine_config(args)
     net = load_network(args.network, args.params, args.params_file)
     mhz = config.clock_hz / 1e6
+    fractions = {None: active}
+    if args.data:
+        from rapsim.compiler.data import load_patterns
+        from rapsim.compiler.plan import data_activity
+        fractions.update(data_activity(net, load_patterns(args.data, net).train))
     ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap,
-                               args.schedule, active=active)
-    assumptions = _assumptions(net, active, config.memory)
+                               args.schedule, active=fractions)
+    assumptions = _assumptions(net, fractions, config.memory, args.data)
     con = Console()
     t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
                     f"predicted cost of every mapping (ranked by training)")
@@ -122,15 +130,20 @@ def run(args) -> int:
     return 0
 
 
-def _assumptions(net, active: float, memory) -> list[str]:
+def _assumptions(net, fractions: dict, memory, data) -> list[str]:
     """What the prediction assumes beyond the program (docs/plan.md): the
     active units of the binary kernels, the user routines' measured cost."""
     from rapsim.compiler.plan_user import routine_costs
     out = []
-    lists = [n for n, L in net.layers.items() if L.kind in ("binary", "threshold")]
+    measured = [n for n in fractions if n is not None]
+    for n in measured:
+        out.append(f"{fractions[n]:.1%} of the units of {n} active in every pattern (their "
+                   f"mean over {data})")
+    lists = [n for n, L in net.layers.items() if L.kind in ("binary", "threshold")
+             and n not in measured]
     if lists:
-        out.append(f"{active:.0%} of the units of {', '.join(lists)} active in every pattern "
-                   f"(the binary kernels' cost; --active)")
+        out.append(f"{fractions[None]:.0%} of the units of {', '.join(lists)} active in every "
+                   f"pattern (the binary kernels' cost; --active)")
     for fn, (alpha, beta) in routine_costs(net, memory).items():
         out.append(f"user routine {fn}: {alpha:.0f} + {beta:.1f} n cycles (timed alone on one "
                    f"node, vectors on chip)")

@@ -65,6 +65,21 @@ def test_plan_lists_refused(tmp_path, monkeypatch, capsys):
     rc, _, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
                       "--active", "1.5"], monkeypatch, capsys)
     assert rc == 1 and "--active" in err
+    # --data: the binary input's mean activity from the pattern file
+    import numpy as np
+    x = np.zeros((4, 34))
+    x[:, :3] = 1.0                      # b: 3 of 30 units active
+    np.save(tmp_path / "c.npy", np.concatenate([x, np.zeros((4, 3))], axis=1))
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                         "--data", tmp_path / "c.npy", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    flat = " ".join(text.split())
+    assert "10.0% of the units of b active" in flat and "50% of the units of t" in flat
+    cheaper = json.loads(out.read_text())["ranked"][0]["train_breakdown"]["_bcolsum"]
+    assert cheaper < bd["_bcolsum"]
+    rc, _, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                      "--data", tmp_path / "none.npy"], monkeypatch, capsys)
+    assert rc == 1 and "none.npy" in err
 
 
 def test_every_example_plans(monkeypatch, capsys):
