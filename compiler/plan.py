@@ -16,12 +16,17 @@ Timing, per section of the program (one pattern, a batch's update):
   the span costs the **largest** node's sum (the node with the most rows
   sets the pace: load imbalance);
 * a collective (all-gather, reduce-scatter, all-reduce, the ring softmax,
-  the barrier) starts when the last node arrives and costs its machine time
-  (``COLLECTIVES``);
+  the barrier) costs its machine time (``COLLECTIVES``) when every node
+  enters together; the model follows each node's own time through the
+  chains (``CHAINS``: a chain starts at max(arrival - join) and node j
+  goes on at the start + leave[j]), so consecutive collectives overlap as
+  on the machine, and prices a section in its steady state (run twice);
+  the breakdown adds the difference as ``chain overlap``;
 * an instruction outside the kernels costs one cycle, a (non-delayed)
   branch four (SPRU031 9.1: a standard branch empties the pipeline).
 
-Per pattern, by the mapping's schedule (lock-step, :data:`SCHEDULES`):
+Per pattern, by the mapping's schedule (lock-step, :data:`SCHEDULES`;
+pipeline and stream, :data:`SCHEDULE_PASSES`):
 ``rows``, ``layers``, ``checkerboard``: the body of the pattern loop, once
 per pattern; ``data``: a step (every node one pattern) B times and the
 batch's update once, over N B patterns; ``hybrid``: a round (N patterns) B
@@ -35,11 +40,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rapsim.errors import RapError
-from rapsim.firmware.costs import COLLECTIVES, KERNELS
+from rapsim.firmware.costs import (CHAINS, COLLECTIVES, KERNELS, SOFTMAX_PARTS, SOFTMAX_TOKENS,
+                                   SUBRING_CHAIN, _leading, token_chain)
 
 from .codegen import FLOAT_REGS, INT_REGS, Addr, Imm, Var, _Emitter, _Gen
 from .lower import lower
 from .mapping import PRESETS, MappingError, resolve
+
+
+#: the fraction of a binary or threshold layer's units assumed active when
+#: pricing the binary kernels (rap plan --active; docs/plan.md)
+DEFAULT_ACTIVE = 0.5
 
 
 class PlanError(RapError):
@@ -95,18 +106,27 @@ class _PlanGen(_Gen):
         return self.e.events[start:]
 
 
-def _one_pattern(g: _PlanGen, train: bool):
-    """A pass of the pattern loop: the inputs, the body, the loop's count."""
+def _one_pattern(g: _PlanGen, train: bool, sub=None):
+    """A pass of the pattern loop: the inputs, the body (of net ``sub``,
+    None: the main net), the loop's count."""
     g.load_inputs()
-    g.pattern_body(None, train)
+    g.pattern_body(sub, train)
     g.e.ins("SUBI", "1", "R4")
     g.e.ins("BNZ", "pattern")
 
 
 def _lockstep(g: _PlanGen) -> dict:
     """rows, checkerboard: one pattern per pass of the loop, every node
-    working on it."""
-    return {"train": [(1.0, g.section(lambda: _one_pattern(g, True)))],
+    working on it.  Several nets in one pool (CLONES) with ``alternate
+    pattern``: a training pattern trains one of them, each in turn, so it
+    costs the mean of their bodies; with ``alternate epoch`` an epoch trains
+    one net, and the model prices the first, the main net's (what a
+    one-epoch measurement runs); an evaluation pattern runs the main net."""
+    net = g.p.network
+    nets = ([None] + list(net.nets) if net.nets and not net.phases
+            and net.training.alternate == "pattern" else [None])
+    return {"train": [(1.0 / len(nets), g.section(lambda: _one_pattern(g, True, sub)))
+                      for sub in nets],
             "forward": [(1.0, g.section(lambda: _one_pattern(g, False)))]}
 
 
@@ -144,11 +164,10 @@ def _hybrid(g: _PlanGen) -> dict:
 
 
 def _repeat(events: list, label: str, times: int) -> list:
-    """Split a section at the loop from ``label`` to its closing ``BNZ
-    label``: [(1, before), (times, the loop), (1, after)]."""
+    """Split a section at the loop from ``label`` to its closing branch:
+    [(1, before), (times, the loop), (1, after)]."""
     start = events.index(("label", label))
-    end = next(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1] == "BNZ"
-               and ev[2] == (label,)) + 1
+    end = start + len(_loop(events, label))
     return [(1, events[:start]), (times, events[start:end]), (1, events[end:])]
 
 
@@ -158,19 +177,105 @@ SCHEDULES = {"rows": _lockstep, "layers": _groups, "checkerboard": _lockstep,
              "data": _data, "hybrid": _hybrid, "columns": _lockstep}
 
 
+def _loop(events: list, label: str) -> list:
+    """The body of the loop from ``label`` to its closing branch back to
+    it (``BNZ label``, or with long branches ``BZ skip; BR label``)."""
+    start = events.index(("label", label))
+    end = max(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1].startswith("B")
+              and ev[2] == (label,)) + 1
+    return events[start:end]
+
+
+def _without(events: list, branch: str, target: str) -> list:
+    """``events`` less the instructions a taken ``branch`` to ``target``
+    skips (the steady state of a loop whose first passes take another
+    path: the pipeline's filling ticks)."""
+    at = next(i for i, ev in enumerate(events) if ev[0] == "ins" and ev[1] == branch
+              and ev[2] == (target,))
+    end = events.index(("label", target))
+    return events[:at + 1] + events[end:]
+
+
+def _pipeline(g: _PlanGen) -> dict:
+    """schedule pipeline (compiler/pipeline_gen.py): a pass of P patterns
+    takes P + 2 S - 2 training ticks and P + S - 1 evaluation ticks, every
+    stage on its own pattern in each tick, so in the steady state a pattern
+    costs one tick: the busiest node's work of every stage's forward and
+    backward step (the stashes, the updates) plus the tick's exchange (the
+    reduce-scatters of the partial errors, the all-gathers).  The fill and
+    drain (2 S - 2 and S - 1 ticks a pass) are a pass's fixed cost, like
+    the epoch's host calls (:data:`Prediction.fill_ticks`); the evaluation
+    tick is priced as it runs once the pipeline is full (its filling
+    branch taken: the outputs logged)."""
+    from .pipeline_gen import train_ticks
+    tick = _loop(g.section(lambda: train_ticks(g, "tick")), "tick")
+    ftick = _loop(g.section(lambda: g.pipeline_loop("ttick")), "ttick")
+    if ("label", "ttick_out") in ftick:
+        ftick = _without(ftick, "BEQ", "ttick_out")
+    return {"train": [(1.0, tick)], "forward": [(1.0, ftick)]}
+
+
+def _stream(g: _PlanGen) -> dict:
+    """schedule stream (compiler/frames_gen.py): a pattern is its input
+    record and F frames (``frames`` of the train block), a frame every
+    layer's next state from the previous frame's, the all-gathers, in
+    training every connect's plasticity, the copies of the next states; an
+    evaluation frame also logs the outputs."""
+    from .frames_gen import frames_pass
+    F = g.p.network.training.frames
+    out = {}
+    for phase, label, learn in (("train", "frame", True), ("forward", "tframe", False)):
+        body = _loop(g.section(lambda: frames_pass(g, label, learn)), label)
+        out[phase] = _repeat(body, f"{label}_f", F)
+    return out
+
+
+#: the other schedules than lockstep (compiler/pipeline.py): how the
+#: sections of their programs make a pattern, whatever the mapping
+SCHEDULE_PASSES = {"pipeline": _pipeline, "stream": _stream}
+
+
 # -- pricing ---------------------------------------------------------------------------
 
 _REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram": "dram"}
 
 
 class _Pricer:
-    def __init__(self, g: _PlanGen, plan):
+    def __init__(self, g: _PlanGen, plan, active=DEFAULT_ACTIVE, user=None):
         self.g, self.n = g, g.n
+        self.plan, self.active, self.user = plan, active, user or {}
+        #: a sparse connect's count table -> the connect (its pairs per row)
+        self.sparse = {cp.sparse.cnt.name: cp for cp in plan.connects
+                       if cp.sparse is not None and cp.sparse.cnt is not None}
+        #: an index list (a binary input's variable, a threshold layer's
+        #: buffer) -> its layer
+        self.lists = {}
+        for lp in plan.layers.values():
+            if lp.layer.kind == "binary":
+                self.lists[f"bl_{lp.name}"] = lp
+            if lp.blist is not None:
+                self.lists[lp.blist.name] = lp
         self.regions = {b.name: _REGION.get(b.region, "sram") for b in plan.buffers}
         self.consts = {sym: expr for expr, sym in g.e.consts.items()}
         mem = plan.memory
         self.access = {"chip": 1 + mem.onchip_wait, "sram": 1 + mem.sram_wait,
                        "dram": 1 + mem.dram_wait}
+        self.aliases = self._slot_pointers(g.e.events)
+
+    def _slot_pointers(self, events) -> dict:
+        """The .data words the program sets to a buffer plus an offset at
+        run time (``ADDI @k, R0; STI R0, @var``: the pipeline's stash
+        slots): each word's buffer, so that a call through it is priced in
+        that buffer's region."""
+        out = {}
+        for a, b in zip(events, events[1:]):
+            if (a[0] == b[0] == "ins" and a[1] == "ADDI" and b[1] == "STI"
+                    and a[2][-1] == "R0" and b[2][0] == "R0" and a[2][0].startswith("@")
+                    and b[2][-1].startswith("@")):
+                base = self.consts.get(a[2][0][1:])
+                if base is not None:
+                    out[b[2][-1][1:]] = self._expr(base)
+        return out
 
     def _values(self, v) -> list:
         """Per node: an int, or a symbol name (a pointer), or None."""
@@ -197,10 +302,13 @@ class _Pricer:
 
     def region(self, v) -> str:
         if isinstance(v, str):
+            v = self.aliases.get(v, v)
             return self.regions.get(v, "sram")      # .data words, host variables: SRAM
         return "sram"                               # computed at run time (slots): SRAM
 
     def kernel(self, fn: str, regs: dict) -> np.ndarray:
+        if fn in self.user:
+            return self.user_routine(fn, regs)
         k = KERNELS[fn]
         vals = [self._values(regs.get(r)) for r in INT_REGS[:len(k.args)]]
         out = np.zeros(self.n)
@@ -213,8 +321,44 @@ class _Pricer:
                 if name in a and not isinstance(a[name], int):
                     raise PlanError(f"{fn}: its {name} is computed at run time; the cost "
                                     f"model needs it known at compile time")
+            if "cnt" in k.args:
+                a["pairs"], a["empty"] = self._pairs(fn, vals[k.args.index("cnt")][node],
+                                                     node, a["rows"])
+            if "list" in k.args:
+                a["active"] = self._active(fn, vals[k.args.index("list")][node])
             out[node] = k.cycles(a, self.access)
         return out
+
+    def _pairs(self, fn: str, cnt, node: int, rows: int) -> tuple[int, int]:
+        """A sparse connect's pairs on ``node`` and its own rows without a
+        pair, from the connect's pair list (what the count table holds)."""
+        cp = self.sparse.get(cnt)
+        if cp is None:
+            raise PlanError(f"{fn}: its count table {cnt!r} is not a sparse connect's")
+        own = cp.connect.pairs[cp.sparse.own(node)]
+        return len(own), rows - len(np.unique(own[:, 1]))
+
+    def _active(self, fn: str, lst) -> float:
+        """The active units assumed in an index list: the stated fraction
+        of its layer's units (``active``: a fraction, or one per layer
+        name with None for the others)."""
+        lp = self.lists.get(lst)
+        if lp is None:
+            raise PlanError(f"{fn}: its index list {lst!r} is not a binary or threshold "
+                            f"layer's")
+        a = self.active
+        if isinstance(a, dict):
+            a = a.get(lp.name, a.get(None, DEFAULT_ACTIVE))
+        return a * lp.layer.size
+
+    def user_routine(self, fn: str, regs: dict) -> np.ndarray:
+        """A user transfer function (z, x, n): alpha + beta n, as measured
+        alone (:func:`rapsim.compiler.plan_user.routine_costs`)."""
+        alpha, beta = self.user[fn]
+        sizes = self._values(regs.get("AR4"))
+        if not all(isinstance(x, int) for x in sizes):
+            raise PlanError(f"{fn}: its n is computed at run time")
+        return np.array([alpha + beta * max(x, 0) for x in sizes], dtype=float)
 
     def collective(self, fn: str, regs: dict) -> float:
         c = COLLECTIVES[fn]
@@ -226,13 +370,11 @@ class _Pricer:
             if not all(isinstance(s, int) for s in sizes):
                 raise PlanError(f"{fn}: its length is computed at run time")
             return c.cycles(sum(sizes), max(sizes), n, 1, False)
-        table = regs.get("AR3")
-        if not isinstance(table, Addr) or table.sym not in self.g.tables:
-            raise PlanError(f"{fn}: its slice table is not known at compile time")
-        off = self.g.tables[table.sym]
-        x = self.region(self._values(regs.get("AR2"))[0])
-        V, s = off[-1], max(b - a for a, b in zip(off, off[1:]))
-        cycles = c.cycles(V, s, n, self.access[x], x == "chip")
+        off, x = self._table(fn, regs)
+        sizes = [b - a for a, b in zip(off, off[1:])]
+        V, s = off[-1], max(sizes)
+        cycles = c.cycles(V, s, n, self.access[x], x == "chip", sizes.count(0),
+                          _leading(sizes))
         if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
             W = self.region(self._values(regs.get("AR4"))[0])
             rows = self._values(regs.get("IR0"))
@@ -241,6 +383,71 @@ class _Pricer:
             cycles += KERNELS["_mxout"].cycles({"W": W, "d": "chip", "x": "chip",
                                                 "rows": max(rows), "cols": V}, self.access)
         return cycles
+
+    def _table(self, fn: str, regs: dict) -> tuple[list[int], str]:
+        """A collective's slice table and the region of its vector."""
+        table = regs.get("AR3")
+        if not isinstance(table, Addr) or table.sym not in self.g.tables:
+            raise PlanError(f"{fn}: its slice table is not known at compile time")
+        return self.g.tables[table.sym], self.region(self._values(regs.get("AR2"))[0])
+
+    def _chain(self, fn: str, regs: dict, t: np.ndarray) -> np.ndarray:
+        """Every node's time after collective ``fn``, from its arrival
+        ``t``: a chain (``CHAINS``, the all-reduce as its two, the ring
+        softmax's two tokens) starts at max(t - join) and lets node j go at
+        the start + leave[j]; another collective starts after the last
+        node's arrival and lets every node go after its machine time."""
+        n = self.n
+        if fn in CHAINS or fn == "_ring_allreduce":
+            off, x = self._table(fn, regs)
+            for name in ((fn,) if fn in CHAINS else ("_ring_reduce_scatter", "_ring_allgather")):
+                join, leave = CHAINS[name](off, n, self.access[x], x == "chip")
+                t = float(np.max(t - join)) + leave
+            return t
+        if fn == "_vsoftmax_ring" and n > 1:
+            sizes = np.array(self._values(regs.get("AR4")), dtype=float)
+            (a1, b1), (a2, b2), (a3, b3) = SOFTMAX_PARTS
+            t = t + a1 * sizes + b1
+            for (lap1, lap2, extra), (a, b) in zip(SOFTMAX_TOKENS, ((a2, b2), (a3, b3))):
+                join, leave = token_chain(n, lap1, lap2, extra)
+                t = float(np.max(t - join)) + leave + a * sizes + b
+            return t
+        return np.full(n, float(np.max(t)) + self.collective(fn, regs))
+
+    def _subring(self, regs: dict, t: np.ndarray) -> np.ndarray:
+        """``_subring_reduce`` on every grid row at once: a chain down each
+        row (``SUBRING_CHAIN``), the rows on disjoint links."""
+        n, first, last = (self._values(regs.get(r)) for r in ("AR3", "AR4", "AR5"))
+        out = t.copy()
+        rows: dict = {}
+        for k in range(self.n):
+            if n[k] > 0 and last[k] > first[k]:
+                rows.setdefault((first[k], last[k]), []).append(k)
+            else:
+                out[k] = t[k] + KERNELS["_subring_reduce"].cycles(
+                    {"n": n[k], "first": first[k], "last": last[k]}, self.access)
+        for members in rows.values():
+            pos = np.array([k - first[k] for k in members], dtype=float)
+            join, leave = SUBRING_CHAIN(pos, n[members[0]])
+            out[members] = float(np.max(t[members] - join)) + leave
+        return out
+
+    def times(self, events, t: np.ndarray) -> np.ndarray:
+        """Every node's time at the end of ``events`` from ``t`` at their
+        start: its own kernels and instructions, and the collectives'
+        chains (:meth:`_chain`)."""
+        t = t.copy()
+        for ev in events:
+            if ev[0] == "ins":
+                t += 4 if ev[1].startswith("B") and not ev[1].endswith("D") else 1
+            elif ev[0] == "call":
+                if ev[1] in COLLECTIVES:
+                    t = self._chain(ev[1], ev[2], t)
+                elif ev[1] == "_subring_reduce":
+                    t = self._subring(ev[2], t)
+                else:
+                    t += self.kernel(ev[1], ev[2])
+        return t
 
     def price(self, events, overlap: bool = False) -> tuple[float, dict]:
         """Cycles of a section and their breakdown by routine (``inline``:
@@ -285,7 +492,7 @@ class _Pricer:
                 c = self.collective(fn, regs)
                 total += c
                 breakdown[fn] = breakdown.get(fn, 0.0) + c
-            elif fn in KERNELS:
+            elif fn in KERNELS or fn in self.user:
                 vec = self.kernel(fn, regs)
                 span += vec
                 spent.setdefault(fn, np.zeros(self.n))
@@ -294,6 +501,13 @@ class _Pricer:
                 raise PlanError(f"the cost model has no entry for {fn} "
                                 f"(rapsim/firmware/costs.py): cannot predict this program")
         close()
+        if any(ev[0] == "call" and ev[1] in COLLECTIVES for ev in events):
+            # the section repeated (a pattern after a pattern): nodes that
+            # leave a chain early start the next one early
+            first = self.times(events, np.zeros(self.n))
+            steady = float(np.max(self.times(events, first)) - np.max(first))
+            breakdown["chain overlap"] = steady - total
+            total = steady
         return total, breakdown
 
 
@@ -312,13 +526,15 @@ class Prediction:
     train_breakdown: dict = field(default_factory=dict)
     forward_breakdown: dict = field(default_factory=dict)
     overlap: str = "off"            # the overlapped collectives ("off" or "ring")
+    schedule: str = "lockstep"      # compiler/pipeline.py
 
     @property
     def label(self) -> str:
         """The candidate's name in reports: the mapping, its batch, the
-        overlap when on."""
+        overlap when on, the schedule when not lockstep."""
         return (self.mapping + (f" batch {self.batch}" if self.mapping in ("data", "hybrid")
-                                else "") + (" overlap" if self.overlap != "off" else ""))
+                                else "") + (" overlap" if self.overlap != "off" else "")
+                + ("" if self.schedule == "lockstep" else f" {self.schedule}"))
 
     @property
     def mcups(self) -> float:
@@ -331,7 +547,7 @@ class Prediction:
 
     def to_dict(self) -> dict:
         return {"mapping": self.mapping, "nodes": self.nodes, "batch": self.batch,
-                "overlap": self.overlap,
+                "overlap": self.overlap, "schedule": self.schedule,
                 "train_cycles_per_pattern": self.train_cycles,
                 "forward_cycles_per_pattern": self.forward_cycles,
                 "mcps": self.mcps, "mcups": self.mcups,
@@ -340,7 +556,7 @@ class Prediction:
 
 
 def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
-            overlap: str | None = None) -> Prediction:
+            overlap: str | None = None, active=DEFAULT_ACTIVE) -> Prediction:
     """The predicted cycles per pattern of ``network`` under ``mapping``
     (a resolved :class:`~rapsim.compiler.mapping.Mapping`), with the
     overlapped collectives ``overlap`` (the --overlap option, as
@@ -353,15 +569,20 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
     plan.host_hooks = []
     plan.overlap = overlap
     g = _PlanGen(plan)
-    if getattr(mapping, "schedule", "lockstep") != "lockstep":
-        raise PlanError(f"the cost model has no entry for schedule {mapping.schedule} "
-                        f"(it prices the lockstep programs; compiler/plan.py SCHEDULES)")
-    schedule = SCHEDULES.get(mapping.name)
-    if schedule is None:
-        raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
+    kind = getattr(mapping, "schedule", "lockstep")
+    if kind != "lockstep":
+        schedule = SCHEDULE_PASSES.get(kind)
+        if schedule is None:
+            raise PlanError(f"the cost model has no entry for schedule {kind} "
+                            f"(compiler/plan.py SCHEDULE_PASSES)")
+    else:
+        schedule = SCHEDULES.get(mapping.name)
+        if schedule is None:
+            raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
     g.prologue()
     sections = schedule(g)
-    pricer = _Pricer(g, plan)
+    from .plan_user import routine_costs
+    pricer = _Pricer(g, plan, active, routine_costs(network, memory))
     out = {}
     for phase, parts in sections.items():
         total, bd = 0.0, {}
@@ -373,7 +594,7 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
         out[phase] = (total, bd)
     return Prediction(mapping.name, mapping.nodes, mapping.batch, out["train"][0],
                       out["forward"][0], network.connections(), clock_mhz,
-                      out["train"][1], out["forward"][1], overlap)
+                      out["train"][1], out["forward"][1], overlap, kind)
 
 
 @dataclass
@@ -386,33 +607,56 @@ class Refused:
 OVERLAPS = ("off", "ring")
 
 
+def candidate_schedules(network, schedule: str | None = None) -> list[str]:
+    """The schedules ``rap plan`` prices for ``network``: ``schedule``
+    (--schedule) alone when given; a description's ``schedule stream``
+    alone (its frames and local plasticities are another computation than
+    back-propagation, and its cycles run under no other schedule); else
+    lockstep and pipeline, both back-propagation (the pipeline a few
+    updates stale: docs/compiler.md, "Schedules")."""
+    if schedule is not None:
+        return [schedule]
+    if network.schedule == "stream":
+        return ["stream"]
+    return ["lockstep", "pipeline"]
+
+
 def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
-             overlap: str | None = None, schedule: str | None = None):
-    """Every preset mapping of ``network`` on ``nodes`` nodes, each with
-    every overlap it takes (``overlap``: only that one; None: "off" and
-    "ring"), under the schedule ``schedule`` (--schedule; None: the
-    description's): the predictions ranked fastest training first, and the
-    refused candidates with their reasons."""
+             overlap: str | None = None, schedule: str | None = None,
+             schedules: list[str] | None = None, active=DEFAULT_ACTIVE):
+    """Every preset mapping of ``network`` on ``nodes`` nodes under every
+    schedule of :func:`candidate_schedules` (``schedules``: these instead),
+    each with every overlap it takes (``overlap``: only that one; None:
+    "off" and "ring"): the predictions ranked fastest training first, and
+    the refused candidates with their reasons.  A pipeline runs on the
+    layers placement only, so it is one candidate.  ``active``: the
+    fraction of a binary or threshold layer's units assumed active (a
+    number, or ``{layer: fraction, None: the others'}``)."""
     from .lower import LoweringError
     from .pipeline import apply_schedule
     ranked, refused = [], []
-    for name in PRESETS:
-        try:
-            m = apply_schedule(network, resolve(network, nodes, name,
-                                                batch if name in ("data", "hybrid") else 1),
-                               schedule)
-        except MappingError as e:
-            refused.append(Refused(name, str(e)))
-            continue
-        modes = OVERLAPS if overlap is None else (overlap,)
-        if nodes == 1 or name in ("data", "hybrid", "checkerboard"):
-            modes = [o for o in modes if o == "off"] or list(modes)
-        for o in modes:
+    for kind in schedules or candidate_schedules(network, schedule):
+        option = None if kind == network.schedule or (network.schedule is None
+                                                      and kind == "lockstep") else kind
+        tag = "" if kind == "lockstep" else f" {kind}"
+        for name in (("layers",) if kind == "pipeline" else PRESETS):
             try:
-                ranked.append(predict(network, m, memory, clock_mhz, o))
-            except (LoweringError, PlanError, RapError) as e:
-                refused.append(Refused(name + ("" if o == "off" else f" overlap {o}"), str(e)))
-                break           # the same reason for every overlap
+                m = apply_schedule(network, resolve(network, nodes, name,
+                                                    batch if name in ("data", "hybrid") else 1),
+                                   option)
+            except MappingError as e:
+                refused.append(Refused(name + tag, str(e)))
+                continue
+            modes = OVERLAPS if overlap is None else (overlap,)
+            if nodes == 1 or kind != "lockstep" or name in ("data", "hybrid", "checkerboard"):
+                modes = [o for o in modes if o == "off"] or list(modes)
+            for o in modes:
+                try:
+                    ranked.append(predict(network, m, memory, clock_mhz, o, active))
+                except (LoweringError, PlanError, RapError) as e:
+                    refused.append(Refused(name + ("" if o == "off" else f" overlap {o}") + tag,
+                                           str(e)))
+                    break           # the same reason for every overlap
     ranked.sort(key=lambda p: p.train_cycles)
     return ranked, refused
 
@@ -420,12 +664,15 @@ def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float 
 def best_mapping(network, nodes: int, memory=None, batch: int = 1,
                  overlap: str | None = None, schedule: str | None = None) -> str:
     """The mapping ``rap plan`` ranks first among those that take the
-    overlap the program will be built with (``overlap``: the --overlap
-    option, else the description's) (``--mapping auto``)."""
+    overlap and the schedule the program will be built with (``overlap``,
+    ``schedule``: the --overlap and --schedule options, else the
+    description's) (``--mapping auto``)."""
     from .overlap import overlap_for
     from .mapping import rows
+    from .pipeline import choose
     fixed = overlap_for(network, rows(network, nodes), overlap)
-    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed, schedule=schedule)
+    ranked, refused = plan_all(network, nodes, memory, batch, overlap=fixed,
+                               schedules=[choose(network, schedule)[0]])
     if not ranked:
         raise PlanError("no mapping can run this network: "
                         + "; ".join(f"{r.mapping}: {r.reason}" for r in refused))
@@ -455,3 +702,17 @@ def measure_point(network, config, mapping: str, batch: int = 1,
     perf = runs[1].performance - runs[0].performance
     return (perf.train.cycles / max(perf.train.patterns, 1),
             perf.evaluate.cycles / max(perf.evaluate.patterns, 1))
+
+
+def data_activity(network, patterns) -> dict:
+    """The mean fraction of active units of each binary input layer over
+    ``patterns`` (a :class:`~rapsim.compiler.data.PatternSet`): what the
+    binary kernels see (``rap plan --data``)."""
+    out, col = {}, 0
+    for name in network.inputs:
+        size = network.layers[name].size
+        if network.layers[name].kind == "binary" and len(patterns.inputs):
+            out[name] = float(np.count_nonzero(patterns.inputs[:, col:col + size])
+                              / (size * len(patterns.inputs)))
+        col += size
+    return out

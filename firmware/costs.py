@@ -168,6 +168,63 @@ KERNELS: dict[str, Kernel] = {
                            * max(a["n"], 0) + 25, "firmware.md 8: 2/element + 25"),
     "_vsoftmax": Kernel(("z", "x", "n"), lambda a, acc: (33 if a["x"] == "chip" else 34)
                         * max(a["n"], 0) + 124, "firmware.md 8: 33/element + 124"),
+    # seven instructions an element in one RPTB block, w read and written
+    # (each access's wait states added); n <= 0 returns at once
+    "_vshrink": Kernel(("w", "zero", "n"), lambda a, acc: (7 + 2 * (acc[a["w"]] - 1))
+                       * a["n"] + (19 if a["w"] == "chip" else 21) if a["n"] > 0 else 10,
+                       "firmware.md 9d: 7/element + 19 (21 off chip)"),
+    # sparse connects that are not bands (firmware.md 9b): per pair the IR0
+    # load of idx[k], the 2 cycles it holds back the next AR-addressed
+    # instruction, and the loop's memory accesses, each W (M) access with
+    # its wait states; per row its count, the RPTB set-up and the store (an
+    # empty row skips the block).  ``pairs``: the node's pairs, ``empty``:
+    # its rows without one (the cost model counts them from the connect's
+    # pair list)
+    "_spmv": Kernel(("y", "W", "x", "rows", "cnt", "idx", "b"),
+                    lambda a, acc: (4 + acc[a["W"]] - 1) * a["pairs"]
+                    + 15 * (a["rows"] - a["empty"]) + 10 * a["empty"] + 33,
+                    "firmware.md 9b: 4/pair + 15/row + 33"),
+    "_spmtv": Kernel(("e", "W", "d", "rows", "cnt", "idx"),
+                     lambda a, acc: (5 + acc[a["W"]] - 1) * a["pairs"]
+                     + 15 * (a["rows"] - a["empty"]) + 14 * a["empty"] + 31,
+                     "firmware.md 9b: 5/pair + 15/row + 31"),
+    "_spout": Kernel(("W", "d", "x", "rows", "cnt", "idx"),
+                     lambda a, acc: (5 + 2 * (acc[a["W"]] - 1)) * a["pairs"]
+                     + 16 * (a["rows"] - a["empty"]) + 8.5 * a["empty"] + 26,
+                     "firmware.md 9b: 5/pair + 16/row + 26"),
+    "_spoutm": Kernel(("W", "d", "x", "rows", "cnt", "idx", "M"),
+                      lambda a, acc: (7 + 2 * (acc[a["W"]] - 1) + 2 * (acc[a["M"]] - 1))
+                      * a["pairs"] + 17 * (a["rows"] - a["empty"]) + 8 * a["empty"] + 65,
+                      "firmware.md 9b: 7/pair + 17/row + 65"),
+    # the binary kernels (firmware.md 9c): a column per active unit of the
+    # index list, ``active`` of them (the cost model's assumption: rap plan
+    # --active, docs/plan.md); y read and written per row of a column
+    "_bcolsum": Kernel(("y", "W", "list", "rows", "b"),
+                       lambda a, acc: (max(2, bus(a["W"], a["y"], a["y"], access=acc))
+                                       * a["rows"] + 14) * a["active"]
+                       + (10 if a["active"] > 0 else 0)
+                       + (29 + a["rows"] if a["b"] == 0 else 39 + 2 * a["rows"]),
+                       "firmware.md 9c: (2-3/row + 14)/active + y set"),
+    "_bcolupd": Kernel(("W", "d", "list", "rows"),
+                       lambda a, acc: (max(3, bus(a["W"], a["W"], a["d"], access=acc))
+                                       * a["rows"] + 13) * a["active"]
+                       + (26 if a["active"] > 0 else 16),
+                       "firmware.md 9c: (3/row + 13)/active + 26"),
+    "_bcolupdm": Kernel(("W", "d", "list", "rows", "M"),
+                        lambda a, acc: ((2 + bus(a["W"], a["W"], a["M"], a["M"], access=acc))
+                                        * a["rows"] + 20) * a["active"]
+                        + (29 if a["active"] > 0 else 20),
+                        "firmware.md 9c: (6/row + 20)/active + 29 (M in DRAM: 10/row)"),
+    "_bcoltv": Kernel(("e", "W", "d", "rows", "cols"),
+                      lambda a, acc: (bus(a["W"], a["d"], access=acc) * a["rows"] + 15)
+                      * a["cols"] + 20 if a["cols"] > 0 else 15,
+                      "firmware.md 9c: (1/row + 15)/column + 20"),
+    "_vthreshold": Kernel(("z", "x", "n"), lambda a, acc: 4 * a["n"]
+                          + (21 if a["x"] == "chip" else 23) if a["n"] > 0 else 10,
+                          "firmware.md 9c: 4/element + 21"),
+    "_vactive": Kernel(("list", "y", "n"), lambda a, acc: 9 * a["n"]
+                       + (28 if a["y"] == "chip" else 29) if a["n"] > 0 else 22,
+                       "firmware.md 9c: 9/element + 28"),
     # a chain down a grid row (c contiguous nodes), all rows at once on
     # disjoint links: each member 2 n + 2 (c - 1) + 52 (firmware.md 10b)
     "_subring_reduce": Kernel(("x", "n", "first", "last"),
@@ -177,25 +234,58 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
+#: a call with no rows (a matrix kernel) or no elements (a vector kernel)
+#: returns after the routine's count test (a node outside a layer's group,
+#: every tick of a pipeline): CALL, the test, the conditional return
+EMPTY_CALL = {"_mxv": 27, "_mxvs": 26, "_mxtv": 10, "_mxtvs": 9, "_mxout": 9, "_mxouts": 9,
+              "_mxoutm": 10, "_mxoutms": 9, "_vcopy": 15, "_vfill": 10, "_vscale": 15,
+              "_vaxpy": 11, "_vadd": 10, "_vsub": 10, "_vmul": 10, "_vsigmoid": 23,
+              "_vtanh": 22, "_vsigmoid_deriv": 10, "_vtanh_deriv": 10, "_vsoftmax": 10}
+
+
+def _with_empty_call(fn: str, k: Kernel) -> Kernel:
+    size = "rows" if "rows" in k.args else "n"
+    early = EMPTY_CALL[fn]
+
+    def cycles(a, acc):
+        return early if a[size] <= 0 else k.cycles(a, acc)
+    return Kernel(k.args, cycles, f"{k.source}; none: {early}")
+
+
+KERNELS.update({fn: _with_empty_call(fn, KERNELS[fn]) for fn in EMPTY_CALL})
+
+
 @dataclass(frozen=True)
 class Collective:
-    """A ring collective: ``cycles(V, slice, N, a, chip)`` machine cycles,
+    """A ring collective: ``cycles(V, slice, N, a, chip, empty=0,
+    leading=0)`` machine cycles (``empty``: the nodes with an empty slice,
+    ``leading``: those before the first word),
     with V the words of the vector (or the slice table's last offset),
     ``slice`` the largest node's slice, N the nodes, ``a`` the cycles of
     one access to the vector x (1 on chip and in SRAM, 3 in DRAM: every
     word of x is read or written once per pass, so its access time adds to
     the ring's one cycle per hop) and ``chip`` whether x is on chip."""
-    cycles: Callable[[int, int, int, int, bool], float]
+    cycles: Callable[..., float]
     source: str
 
 
-def _allgather(V, s, N, a, chip):
+def _allgather(V, s, N, a, chip, empty=0, leading=0):
     # a chain from node 0: one hop per word and per node, and an RPTS
-    # set-up at every node's switch from forwarding to writing
-    return a * V + 7 * N + 80 if N > 1 else 0
+    # set-up at every node's switch from forwarding to writing.  A node with
+    # an empty slice (``empty`` of them: a layer on a node group, a grid's
+    # column) only forwards, a cycle a node, but a table with empty slices
+    # takes the small-slice path's set-ups (35 cycles more), and empty
+    # slices before the first word (``leading``: nodes with no word before
+    # their slice's end) the general, segment by segment, path (80 more)
+    # (firmware.md 10)
+    if N < 2:
+        return 0
+    if not empty:
+        return a * V + 7 * N + 80
+    return a * V + 7 * (N - empty) + empty + 115 + (80 if leading else 0)
 
 
-def _reduce_scatter(V, s, N, a, chip):
+def _reduce_scatter(V, s, N, a, chip, empty=0, leading=0):
     # a ring read and a ring write of every word at every node; per node the
     # fast path's segment set-ups (4 more in SRAM: each segment's first pass
     # misses the cache and its fetch shares the primary bus with x; x in
@@ -207,15 +297,19 @@ def _reduce_scatter(V, s, N, a, chip):
 
 
 COLLECTIVES: dict[str, Collective] = {
-    "_ring_allgather": Collective(_allgather, "firmware.md 10: V + 7N + 80 (x in DRAM: 3V)"),
+    "_ring_allgather": Collective(_allgather, "firmware.md 10: V + 7N + 80 (x in DRAM: 3V; "
+                                              "empty slices: 1 a node + 115, + 80 leading)"),
     "_ring_reduce_scatter": Collective(_reduce_scatter,
                                        "firmware.md 10: 2V + 13N + 85 (on chip 9N; DRAM 6V)"),
-    "_ring_allreduce": Collective(lambda V, s, N, a, chip: _reduce_scatter(V, s, N, a, chip)
-                                  + _allgather(V, s, N, a, chip), "reduce-scatter + all-gather"),
-    "_ring_barrier": Collective(lambda V, s, N, a, chip: 2 * N + 35, "firmware.md 10: 2N + 35"),
+    "_ring_allreduce": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
+                                  _reduce_scatter(V, s, N, a, chip)
+                                  + _allgather(V, s, N, a, chip, empty, leading),
+                                  "reduce-scatter + all-gather"),
+    "_ring_barrier": Collective(lambda V, s, N, a, chip, empty=0, leading=0: 2 * N + 35,
+                                "firmware.md 10: 2N + 35"),
     # the local softmax of the largest slice, then _ring_maxf (5N + 20) and
     # _ring_sumf (3N + 20)
-    "_vsoftmax_ring": Collective(lambda V, s, N, a, chip: 33 * s + 153 + 8 * N + 40,
+    "_vsoftmax_ring": Collective(lambda V, s, N, a, chip, empty=0, leading=0: 33 * s + 153 + 8 * N + 40,
                                  "firmware.md 8: 33/element + 153, + 5N + 20 + 3N + 20"),
     # overlap on: the reduce-scatter inside the weight update; the model
     # adds the slowest node's _mxout (rows x V) to this: every word but the
@@ -223,7 +317,100 @@ COLLECTIVES: dict[str, Collective] = {
     # the two calls take 4: one cycle saved per word), and the fused entry
     # costs about 130 cycles of set-up more than the two calls'
     # (firmware.md 10, "The reduce-scatter during the update")
-    "_ring_rs_mxout": Collective(lambda V, s, N, a, chip: _reduce_scatter(V, s, N, a, chip)
-                                 - (V - s) + 130,
+    "_ring_rs_mxout": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
+                                 _reduce_scatter(V, s, N, a, chip) - (V - s) + 130,
                                  "firmware.md 10: _mxout + reduce-scatter - (V - slice) + 130"),
 }
+
+
+# -- chains: when each node joins and leaves a collective ------------------------------
+#
+# A ring collective is a chain: it reaches node j some cycles after node 0
+# starts it, and nodes leave in ring order.  ``join[j]``: how late node j may
+# enter after the chain's start without holding it back; ``leave[j]``: when
+# node j returns, after the start, every node having entered in time (the
+# largest is the collective's machine time above).  The cost model
+# (compiler/plan.py) starts a chain at max over j of (node j's arrival -
+# join[j]) and lets node j go on at the start + leave[j]: consecutive chains
+# then overlap as on the machine (a chain that starts at node 0 runs while
+# later nodes still finish the previous one).  Checked against the
+# simulator's per-node times by tests/firmware/test_fw_costs.py.
+
+def _leading(sizes) -> int:
+    """Empty slices before the first word."""
+    return next((k for k, x in enumerate(sizes) if x > 0), len(sizes))
+
+
+def _ring_order(N: int, last: float, hop: float):
+    """Node N - 1 leaves first (it writes the last slice), then the last
+    words go round: node j (j < N - 1) leaves (j + 1) hops after it, node
+    N - 2 last, at ``last``."""
+    import numpy as np
+    j = np.arange(N, dtype=float)
+    leave = last - (N - 2 - j) * hop
+    leave[-1] = last - (N - 1) * hop
+    return leave
+
+
+def allgather_chain(off, N, a, chip):
+    """(join, leave) of ``_ring_allgather``: the chain reaches node j after
+    j hops of one cycle; the last slice (node N - 1's) then passes a hop a
+    cycle when every non-empty slice has at least 4 words (the fast path),
+    else 4 cycles a node (the small-slice path's set-up of the next
+    segment: an RPTS set-up, firmware.md 10)."""
+    import numpy as np
+    V = off[-1]
+    sizes = [b - a_ for a_, b in zip(off, off[1:])]
+    s = min((x for x in sizes if x > 0), default=0)
+    lead = _leading(sizes)
+    C = _allgather(V, 0, N, a, chip, sizes.count(0), lead)
+    join = np.arange(N, dtype=float)
+    if lead:
+        # the nodes before the first word set their segments up before the
+        # chain reaches them: 80 cycles they need not wait for anyone
+        join[:lead] -= 80
+        C -= 80
+    return join, _ring_order(N, C, 1.0 if s >= 4 else 4.0)
+
+
+def reduce_scatter_chain(off, N, a, chip):
+    """(join, leave) of ``_ring_reduce_scatter``: the chain reaches node j
+    after j hops; node j's slice is complete once the partial sums have
+    passed j + 1 more segment set-ups (per node, the formula's per-node
+    cycles less the 7 of a hop's read and write: 6 in SRAM, 2 on chip)."""
+    import numpy as np
+    V = off[-1]
+    C = _reduce_scatter(V, 0, N, a, chip)
+    per_node = 9 if chip else 13 + 2 * (a - 1)
+    return np.arange(N, dtype=float), _ring_order(N, C, per_node - 7)
+
+
+def token_chain(N, lap1, lap2, extra):
+    """(join, leave) of a token that goes round twice (``_ring_maxf``: lap1
+    4, lap2 1, extra 20; ``_ring_sumf``: 2, 1, 20; firmware.md 8): it
+    reaches node j after ``lap1`` j cycles, and its second lap (the
+    result) passes node j ``lap2`` j cycles after node 0 has it."""
+    import numpy as np
+    j = np.arange(N, dtype=float)
+    return lap1 * j, lap1 * N + extra + lap2 * j
+
+
+#: the ring softmax (``_vsoftmax_ring``) per node: its local parts around
+#: the two token chains, from a slice of s units (firmware.md 8: 33 s + 153
+#: in all): the local maximum, then ``_ring_maxf``, the exponentials and
+#: their sum, ``_ring_sumf``, the scaling
+SOFTMAX_PARTS = ((2, 43), (29, 47), (2, 63))
+SOFTMAX_TOKENS = ((4, 1, 20), (2, 1, 20))
+
+def SUBRING_CHAIN(pos, n):
+    """(join, leave) of ``_subring_reduce`` for the members at positions
+    ``pos`` of their grid row (firmware.md 10b): the sums pass 2 cycles a
+    hop, so member k joins 2 k after the first and leaves once it has
+    passed them on, the last (k = c - 1) after the whole 2 n + 2 (c - 1) +
+    52."""
+    return 2 * pos, 2 * max(n, 0) + 2 * pos + 52
+
+
+#: the collectives whose chain the model follows (the others: every node
+#: enters together after the last and leaves at the machine time)
+CHAINS = {"_ring_allgather": allgather_chain, "_ring_reduce_scatter": reduce_scatter_chain}

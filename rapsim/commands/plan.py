@@ -14,7 +14,10 @@ accepts on a machine of N nodes (docs/plan.md): the cost model walks the
 program the compiler generates and prices every kernel call and ring
 collective from the firmware's cycle formulas (rapsim/firmware/costs.py).
 Every mapping is a candidate with overlap off and, for the mappings that
-take it (rows, layers), on (docs/compiler.md, "Overlapped collectives").
+take it (rows, layers), on (docs/compiler.md, "Overlapped collectives"),
+under schedule lockstep, and the layers placement also under schedule
+pipeline (a description's schedule stream: every mapping it runs on, under
+stream only).
 Candidates are ranked by cycles per training pattern; the best is marked and
 is what 'rap cc/train --mapping auto' uses.  --check also compiles and
 simulates the top candidates and prints predicted against measured.
@@ -36,9 +39,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overlap", metavar="MODE", choices=("off", "on", "ring"),
                    help="rank only the candidates built with this overlap (default: every "
                         "mapping with overlap off and, where it applies, on)")
+    p.add_argument("--active", type=float, default=None, metavar="F",
+                   help="the fraction of a binary or threshold layer's units assumed active "
+                        "when pricing the binary kernels (default 0.5; docs/plan.md)")
+    p.add_argument("--data", metavar="FILE",
+                   help="a pattern file: its binary input layers' mean active fraction "
+                        "replaces --active for them")
     p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
-                   help="the schedule to plan (default: the description's, else lockstep; the "
-                        "model prices lockstep: other schedules are listed as refused)")
+                   help="plan this schedule only (default: lockstep and pipeline, or the "
+                        "description's stream; docs/plan.md)")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -48,19 +57,28 @@ def run(args) -> int:
     from rich.table import Table
     from rapsim.commands.cc import load_network
     from rapsim.commands.run import machine_config
-    from rapsim.compiler.plan import measure_point, plan_all
+    from rapsim.compiler.plan import DEFAULT_ACTIVE, measure_point, plan_all
     from rapsim.fileio import check_writable, write_file
     if args.batch < 1:
         raise RapError(f"--batch must be at least 1, not {args.batch}")
     if args.top < 1:
         raise RapError(f"--top must be at least 1, not {args.top}")
+    active = DEFAULT_ACTIVE if args.active is None else args.active
+    if not 0 <= active <= 1:
+        raise RapError(f"--active must be a fraction from 0 to 1, not {args.active}")
     if args.json:
         check_writable(args.json)
     config = machine_config(args)
     net = load_network(args.network, args.params, args.params_file)
     mhz = config.clock_hz / 1e6
+    fractions = {None: active}
+    if args.data:
+        from rapsim.compiler.data import load_patterns
+        from rapsim.compiler.plan import data_activity
+        fractions.update(data_activity(net, load_patterns(args.data, net).train))
     ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap,
-                               args.schedule)
+                               args.schedule, active=fractions)
+    assumptions = _assumptions(net, fractions, config.memory, args.data)
     con = Console()
     t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
                     f"predicted cost of every mapping (ranked by training)")
@@ -75,12 +93,16 @@ def run(args) -> int:
                   f"{p.mcps:.2f}", ", ".join(f"{k.lstrip('_')} {v / p.train_cycles:.0%}"
                                               for k, v in parts))
     con.print(t)
+    for line in assumptions:
+        con.print(f"assumed: {line}")
     for r in refused:
         con.print(f"refused: {r.mapping}: {r.reason}")
     out = {"network": args.network, "nodes": config.nodes, "clock_mhz": mhz,
            "best": ranked[0].mapping if ranked else None,
+           "best_schedule": ranked[0].schedule if ranked else None,
            "ranked": [p.to_dict() for p in ranked],
-           "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused]}
+           "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused],
+           "assumptions": assumptions}
     if args.check and ranked:
         c = Table(title="predicted against simulated cycles per pattern")
         for col in ("mapping", "train predicted", "train simulated", "error",
@@ -89,9 +111,9 @@ def run(args) -> int:
         checks = []
         for p in ranked[:args.top]:
             train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap,
-                                       schedule=args.schedule)
+                                       schedule=p.schedule)
             et, ef = p.train_cycles / train - 1, p.forward_cycles / fwd - 1
-            checks.append({"mapping": p.mapping, "overlap": p.overlap,
+            checks.append({"mapping": p.mapping, "overlap": p.overlap, "schedule": p.schedule,
                            "train_predicted": p.train_cycles,
                            "train_simulated": train, "train_error": et,
                            "forward_predicted": p.forward_cycles, "forward_simulated": fwd,
@@ -106,3 +128,23 @@ def run(args) -> int:
         raise RapError("no candidate could be priced: every mapping is refused by the compiler "
                        "or has a routine without a cost entry (reasons above)")
     return 0
+
+
+def _assumptions(net, fractions: dict, memory, data) -> list[str]:
+    """What the prediction assumes beyond the program (docs/plan.md): the
+    active units of the binary kernels, the user routines' measured cost."""
+    from rapsim.compiler.plan_user import routine_costs
+    out = []
+    measured = [n for n in fractions if n is not None]
+    for n in measured:
+        out.append(f"{fractions[n]:.1%} of the units of {n} active in every pattern (their "
+                   f"mean over {data})")
+    lists = [n for n, L in net.layers.items() if L.kind in ("binary", "threshold")
+             and n not in measured]
+    if lists:
+        out.append(f"{fractions[None]:.0%} of the units of {', '.join(lists)} active in every "
+                   f"pattern (the binary kernels' cost; --active)")
+    for fn, (alpha, beta) in routine_costs(net, memory).items():
+        out.append(f"user routine {fn}: {alpha:.0f} + {beta:.1f} n cycles (timed alone on one "
+                   f"node, vectors on chip)")
+    return out

@@ -44,16 +44,57 @@ def test_plan_check(tmp_path, monkeypatch, capsys):
         assert c["train_predicted"] / c["train_simulated"] - 1 == c["train_error"]
 
 
-def test_plan_lists_refused(monkeypatch, capsys):
+def test_plan_lists_refused(tmp_path, monkeypatch, capsys):
     """clones.net: several nets (every mapping but rows refused by the
-    compiler) and a binary layer (no cost entry for its kernels): each
-    refusal listed with its reason, then a clear error."""
-    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4"],
-                        monkeypatch, capsys)
-    assert rc == 1 and "no candidate could be priced" in err
+    compiler, each refusal listed with its reason), a binary input, a
+    threshold layer and a user transfer function: priced, the assumptions
+    printed and in the JSON."""
+    out = tmp_path / "c.json"
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                         "--active", "0.25", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
     flat = " ".join(text.split())
     assert "refused: checkerboard" in flat and "several nets" in flat
-    assert "refused: rows: the cost model has no entry for _bcolsum" in flat
+    assert "assumed: 25% of the units of b, t active" in flat
+    assert "user routine _softsign:" in flat
+    d = json.loads(out.read_text())
+    assert [p["mapping"] for p in d["ranked"]] == ["rows", "rows"]
+    bd = d["ranked"][0]["train_breakdown"]
+    for fn in ("_bcolsum", "_bcolupdm", "_vactive", "_vthreshold", "_softsign", "_bcoltv"):
+        assert bd[fn] > 0, fn
+    assert len(d["assumptions"]) == 3
+    rc, _, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                      "--active", "1.5"], monkeypatch, capsys)
+    assert rc == 1 and "--active" in err
+    # --data: the binary input's mean activity from the pattern file
+    import numpy as np
+    x = np.zeros((4, 34))
+    x[:, :3] = 1.0                      # b: 3 of 30 units active
+    np.save(tmp_path / "c.npy", np.concatenate([x, np.zeros((4, 3))], axis=1))
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                         "--data", tmp_path / "c.npy", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    flat = " ".join(text.split())
+    assert "10.0% of the units of b active" in flat and "50% of the units of t" in flat
+    cheaper = json.loads(out.read_text())["ranked"][0]["train_breakdown"]["_bcolsum"]
+    assert cheaper < bd["_bcolsum"]
+    rc, _, err = rap(["plan", os.path.join(EXAMPLES, "clones.net"), "--nodes", "4",
+                      "--data", tmp_path / "none.npy"], monkeypatch, capsys)
+    assert rc == 1 and "none.npy" in err
+
+
+def test_every_example_plans(monkeypatch, capsys):
+    """rap plan prices every example network (mlp-common.net is an
+    include, not a network) on 4 nodes: no routine without a cost."""
+    names = sorted(f for f in os.listdir(EXAMPLES)
+                   if f.endswith(".net") and f != "mlp-common.net")
+    assert len(names) >= 10
+    for name in names:
+        rc, text, err = rap(["plan", os.path.join(EXAMPLES, name), "--nodes", "4"],
+                            monkeypatch, capsys)
+        assert rc == 0, (name, err)
+        assert "best" in text
+        assert "no entry for" not in " ".join(text.split()), name
 
 
 def test_mapping_auto(tmp_path, monkeypatch, capsys):
@@ -85,13 +126,41 @@ def test_bad_input(tmp_path, monkeypatch, capsys):
     assert rc == 1 and "x.json" in err
 
 
-def test_schedules(monkeypatch, capsys):
-    """The model prices lockstep programs: a pipeline (the description's
-    schedule) is refused with the reason; --schedule lockstep plans it."""
+def test_schedules(tmp_path, monkeypatch, capsys):
+    """A pipeline (the description's schedule) is priced from its tick and
+    ranked beside the lockstep mappings; --schedule keeps one schedule;
+    --check simulates a pipeline candidate under its schedule."""
     net = os.path.join(EXAMPLES, "pipeline.net")
-    rc, text, err = rap(["plan", net, "--nodes", "4"], monkeypatch, capsys)
-    assert rc == 1 and "no candidate could be priced" in err
-    assert "no entry for schedule pipeline" in " ".join(text.split())
-    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "lockstep"],
+    out = tmp_path / "p.json"
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    d = json.loads(out.read_text())
+    kinds = {(p["mapping"], p["schedule"]) for p in d["ranked"]}
+    assert ("layers", "pipeline") in kinds and ("rows", "lockstep") in kinds
+    assert "layers pipeline" in " ".join(text.split())
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "lockstep", "--json", out],
                         monkeypatch, capsys)
     assert rc == 0 and "best" in text
+    assert {p["schedule"] for p in json.loads(out.read_text())["ranked"]} == {"lockstep"}
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--schedule", "pipeline", "--check",
+                         "--top", "1", "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    d = json.loads(out.read_text())
+    assert [(p["mapping"], p["schedule"]) for p in d["ranked"]] == [("layers", "pipeline")]
+    c = d["check"][0]
+    assert c["schedule"] == "pipeline"
+    assert abs(c["train_error"]) < 0.1 and abs(c["forward_error"]) < 0.1
+
+
+def test_stream(tmp_path, monkeypatch, capsys):
+    """recurrent.net (schedule stream: a cycle, plasticities): every
+    mapping the stream runs on, priced per pattern of F frames."""
+    out = tmp_path / "p.json"
+    rc, text, err = rap(["plan", os.path.join(EXAMPLES, "recurrent.net"), "--nodes", "4",
+                         "--json", out], monkeypatch, capsys)
+    assert rc == 0, err
+    d = json.loads(out.read_text())
+    assert {(p["mapping"], p["schedule"]) for p in d["ranked"]} == {("rows", "stream"),
+                                                                   ("layers", "stream")}
+    for p in d["ranked"]:
+        assert "_vshrink" in p["train_breakdown"] and "_mxout" in p["train_breakdown"]

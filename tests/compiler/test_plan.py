@@ -68,6 +68,52 @@ def test_missing_schedule_is_an_error(monkeypatch):
         predict(net, resolve(net, 4, "layers"))
 
 
+PIPELINE = os.path.join(os.path.dirname(XOR), "pipeline.net")
+RECURRENT = os.path.join(os.path.dirname(XOR), "recurrent.net")
+DEEP = """
+layer x: input 32
+layer h1: sigmoid 32 bias
+layer h2: sigmoid 32 bias
+layer y: sigmoid 32 bias
+connect x -> h1 full
+connect h1 -> h2 full
+connect h2 -> y full
+net deep { input x hidden h1, h2 output y schedule pipeline }
+train { rate 0.1 epochs 1 error mse }
+"""
+
+
+@pytest.mark.parametrize("source,mapping", [(DEEP, "layers"), (PIPELINE, "layers"),
+                                            (RECURRENT, "rows"), (RECURRENT, "layers")])
+def test_schedules_within_10_percent(source, mapping):
+    """schedule pipeline (a tick a pattern) and stream (a pattern's F
+    frames) against the simulator on 4 nodes, within the issue's 10 %
+    (pipeline.net's 8-unit layers: its training -9 %, docs/plan.md)."""
+    from rapsim.compiler.pipeline import apply_schedule
+    net = parse_text(source, "deep.net") if source == DEEP else parse_file(source)
+    m = apply_schedule(net, resolve(net, 4, mapping))
+    assert m.schedule in ("pipeline", "stream")
+    p = predict(net, m)
+    assert p.schedule == m.schedule
+    train, fwd = measure_point(net, MachineConfig(nodes=4), mapping)
+    assert abs(p.train_cycles / train - 1) <= 0.10, (p.train_cycles, train)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.10, (p.forward_cycles, fwd)
+
+
+def test_pipeline_ranked_beside_lockstep():
+    """A lockstep description: its layers placement is also priced as a
+    pipeline; --schedule keeps one schedule; --mapping auto ranks only the
+    schedule the program is built with."""
+    net = parse_text(DEEP.replace("schedule pipeline", ""), "d.net")
+    ranked, _ = plan_all(net, 4)
+    assert {(p.mapping, p.schedule) for p in ranked} >= {("layers", "pipeline"),
+                                                         ("layers", "lockstep")}
+    assert "layers pipeline" in [p.label for p in ranked]
+    only, _ = plan_all(net, 4, schedule="lockstep")
+    assert {p.schedule for p in only} == {"lockstep"}
+    assert best_mapping(net, 4) == only[0].mapping
+
+
 SPARSE = """
 layer x: input 18
 layer h: sigmoid 8 bias
@@ -123,3 +169,54 @@ def test_every_call_priced_and_breakdown_exact(n, h, o, nodes, mapping):
         bigger = parse_text(text.replace(f"sigmoid {h} bias", f"sigmoid {h + nodes} bias"),
                             "q.net")
         assert predict(bigger, resolve(bigger, nodes, "rows")).train_cycles > p.train_cycles
+
+
+SPARSE_RANDOM = """
+layer x: input 120
+layer h: sigmoid 48 bias
+layer y: sigmoid 3 bias
+connect x -> h sparse random(20, seed=3)
+connect h -> y sparse [0 -> 0, 1 -> 0, 5 -> 1, 6 -> 1, 7 -> 1, 11 -> 0]
+net n { input x hidden h output y }
+train { rate 0.1 epochs 1 error mse }
+"""
+
+
+@pytest.mark.parametrize("mapping", ["rows", "layers"])
+def test_sparse_index_connects_priced(mapping):
+    """Connects that are not bands (random fan-in, a written pair list
+    with empty rows) run by the sparse kernels: priced from each node's
+    pairs, within 8 % of the simulator."""
+    net = parse_text(SPARSE_RANDOM, "s.net")
+    p = predict(net, resolve(net, 4, mapping))
+    assert {"_spmv", "_spmtv", "_spout"} <= set(p.train_breakdown)
+    train, fwd = measure_point(net, MachineConfig(nodes=4), mapping)
+    assert abs(p.train_cycles / train - 1) <= 0.08, (p.train_cycles, train)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.08, (p.forward_cycles, fwd)
+
+
+BINARY = """
+layer b: binary 40
+layer h: sigmoid 16 bias
+layer y: sigmoid 4 bias
+connect b -> h full
+connect h -> y full
+net n { input b hidden h output y }
+train { rate 0.1 epochs 1 error mse momentum 0.5 }
+"""
+
+
+def test_binary_priced_from_active_fraction():
+    """A binary input: the binary kernels priced from the assumed active
+    units (the measurement's random patterns have each unit on with
+    probability 1/2, the default); more active units cost more."""
+    net = parse_text(BINARY, "b.net")
+    m = resolve(net, 4, "rows")
+    p = predict(net, m)
+    assert "_bcolsum" in p.forward_breakdown and "_bcolupdm" in p.train_breakdown
+    # 24 patterns: the measured ones' active counts average near a half
+    train, fwd = measure_point(net, MachineConfig(nodes=4), "rows", patterns=24)
+    assert abs(p.train_cycles / train - 1) <= 0.08, (p.train_cycles, train)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.08, (p.forward_cycles, fwd)
+    assert predict(net, m, active=0.9).train_cycles > p.train_cycles > \
+        predict(net, m, active=0.1).train_cycles

@@ -16,7 +16,8 @@ import pytest
 
 from fwharness import DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, run_calls
 
-from rapsim.firmware.costs import COLLECTIVES, DEFAULT_ACCESS, KERNELS
+from rapsim.firmware.costs import (CHAINS, COLLECTIVES, DEFAULT_ACCESS, KERNELS, SUBRING_CHAIN,
+                                   token_chain)
 
 REGION = {"chip": (RAM0, RAM1), "sram": (SRAM, SRAM2), "dram": (DRAM, DRAM + 0x40000)}
 
@@ -105,7 +106,7 @@ VECTOR = [("_vcopy", ("chip", "sram")), ("_vfill", ("chip", "sram")),
           ("_vadd", ("chip", "sram")), ("_vsub", ("chip", "sram")), ("_vmul", ("chip", "sram")),
           ("_vsigmoid", ("chip", "sram")), ("_vtanh", ("chip", "sram")),
           ("_vsigmoid_deriv", ("chip", "sram")), ("_vtanh_deriv", ("chip", "sram")),
-          ("_vsoftmax", ("chip", "sram"))]
+          ("_vsoftmax", ("chip", "sram")), ("_vshrink", ("chip", "sram", "dram"))]
 LENGTHS = [4, 16, 61, 256]
 
 
@@ -209,3 +210,218 @@ def test_rs_mxout_formula(N, V, rows):
             + KERNELS["_mxout"].cycles({"W": "sram", "d": "chip", "x": "chip", "rows": rows,
                                         "cols": V}, DEFAULT_ACCESS))
     _near(pred, run.span(1), 0.05, 60, f"_ring_rs_mxout N={N} V={V} rows={rows}")
+
+
+CNT, IDX, LIST = SRAM3 + 0x1000, SRAM3 + 0x2000, SRAM3 + 0x3000
+
+
+@pytest.mark.parametrize("counts", [[5] * 8, [16] * 8, [0, 3, 0, 7, 1, 0, 2, 9], [0] * 4,
+                                    [64] * 32])
+def test_sparse_kernel_formula(counts):
+    """The sparse kernels of a connect that is not a band: their cost from
+    the node's pairs and its rows without one (W and M in SRAM and in
+    DRAM, x, d and e on chip, cnt and idx in SRAM)."""
+    rows, pairs, empty = len(counts), sum(counts), counts.count(0)
+    cases = []
+    for wr, wa in (("sram", SRAM), ("dram", DRAM)):
+        cases += [("_spmv", [SRAM2, wa, RAM0, rows, CNT, IDX, 0], [], {"W": wr}),
+                  ("_spmtv", [RAM1, wa, RAM0, rows, CNT, IDX], [], {"W": wr}),
+                  ("_spout", [wa, RAM0, RAM1, rows, CNT, IDX], [0.1], {"W": wr}),
+                  ("_spoutm", [wa, RAM0, RAM1, rows, CNT, IDX, wa + 0x4000], [0.1, 0.9],
+                   {"W": wr, "M": wr})]
+
+    def setup(sim):
+        sim.write(CNT, counts)
+        sim.write(IDX, [i % 30 for i in range(pairs)])
+    run = run_calls([Call(fn, ints, fl) for fn, ints, fl, _ in cases], setup=setup)
+    for i, (fn, _, _, place) in enumerate(cases):
+        a = {"W": "sram", "M": "sram", "rows": rows, "pairs": pairs, "empty": empty, **place}
+        _near(KERNELS[fn].cycles(a, DEFAULT_ACCESS), run.cycles(i), 0.03, 12,
+              f"{fn} rows {counts} W in {place['W']}")
+
+
+@pytest.mark.parametrize("rows", [1, 8, 32])
+@pytest.mark.parametrize("active", [0, 1, 10, 20])
+def test_binary_kernel_formula(rows, active):
+    """The binary kernels from the index list's active count (W in SRAM,
+    y in SRAM and on chip, M in SRAM and DRAM), _bcoltv by columns, and the
+    threshold layer's kernels by elements."""
+    cases = [("_bcolsum", [SRAM2, SRAM, LIST, rows, 0], [], {"y": "sram", "W": "sram", "b": 0}),
+             ("_bcolsum", [RAM1, SRAM, LIST, rows, SRAM2], [],
+              {"y": "chip", "W": "sram", "b": "sram"}),
+             ("_bcolupd", [SRAM, RAM0, LIST, rows], [0.1], {"W": "sram", "d": "chip"}),
+             ("_bcolupdm", [SRAM, RAM0, LIST, rows, SRAM + 0x8000], [0.1, 0.9],
+              {"W": "sram", "d": "chip", "M": "sram"}),
+             ("_bcolupdm", [SRAM, RAM0, LIST, rows, DRAM], [0.1, 0.9],
+              {"W": "sram", "d": "chip", "M": "dram"}),
+             ("_bcoltv", [RAM1, SRAM, RAM0, rows, active], [], {"W": "sram", "d": "chip",
+                                                                "cols": active}),
+             ("_vthreshold", [RAM1, RAM0, active], [], {"x": "chip", "n": active}),
+             ("_vthreshold", [SRAM2, SRAM, active], [], {"x": "sram", "n": active}),
+             ("_vactive", [SRAM2, RAM0, active], [], {"y": "chip", "n": active}),
+             ("_vactive", [SRAM2, SRAM, active], [], {"y": "sram", "n": active})]
+    run = run_calls([Call(fn, ints, fl) for fn, ints, fl, _ in cases],
+                    setup=lambda sim: sim.write(LIST, [active] + list(range(0, 2 * active, 2))))
+    for i, (fn, _, _, place) in enumerate(cases):
+        a = {"rows": rows, "active": active, **place}
+        _near(KERNELS[fn].cycles(a, DEFAULT_ACCESS), run.cycles(i), 0.03, 12,
+              f"{fn} rows={rows} active={active} {place}")
+
+
+def test_user_routine_cost():
+    """A user transfer function's alpha + beta n (timed alone at two
+    lengths by rap plan) against the routine called at other lengths."""
+    import os
+    from rapsim.compiler.parser import parse_file
+    from rapsim.compiler.plan_user import routine_costs
+    net = parse_file(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                                  "softsign.net"))
+    costs = routine_costs(net)
+    asm = net.transfers["softsign"].asm
+    lengths = [0, 1, 7, 37, 200]
+    calls = [Call(fn, [RAM1, RAM0, n]) for fn in costs for n in lengths]
+    with open(asm) as f:
+        run = run_calls(calls, extra=[f.read()])
+    for i, (fn, n) in enumerate((fn, n) for fn in costs for n in lengths):
+        alpha, beta = costs[fn]
+        _near(alpha + beta * n, run.cycles(i), 0.03, 12, f"{fn} n={n}")
+
+
+def _owners_table(V, N, K):
+    """Slices on K of N nodes (the last of each group of N / K), empty
+    elsewhere: a layer on node groups, a grid's columns."""
+    step = N // K
+    owners = [k for k in range(N) if (k + 1) % step == 0]
+    sizes = [0] * N
+    for i, k in enumerate(owners):
+        sizes[k] = V * (i + 1) // K - V * i // K
+    off = [0]
+    for x in sizes:
+        off.append(off[-1] + x)
+    return off
+
+
+def _first_owners(V, N, K):
+    """Slices on nodes 0 .. K - 1 (a layer on the first node group)."""
+    off = [V * min(k, K) // K for k in range(N + 1)]
+    return off
+
+
+@pytest.mark.parametrize("N,V,K,where", [(64, 128, 1, "last"), (64, 128, 8, "last"),
+                                         (64, 128, 32, "last"), (64, 512, 4, "last"),
+                                         (64, 512, 16, "last"), (4, 8, 1, "last"),
+                                         (16, 128, 4, "last"), (4, 8, 1, "first"),
+                                         (16, 128, 4, "first"), (64, 128, 1, "first"),
+                                         (64, 128, 8, "first"), (8, 32, 2, "first")])
+def test_allgather_empty_slices_formula(N, V, K, where):
+    """An all-gather whose slices are on K of N nodes (the last of each
+    group, or the first K): a node with an empty slice only forwards, the
+    table's set-ups cost more, and more again with empty slices before the
+    first word."""
+    off = _owners_table(V, N, K) if where == "last" else _first_owners(V, N, K)
+
+    def setup(sim):
+        for n in range(N):
+            sim.write(SRAM3, off, n)
+    run = run_calls([Call("_ring_barrier"), Call("_ring_allgather", [SRAM, SRAM3])], nodes=N,
+                    setup=setup)
+    sizes = [b - a for a, b in zip(off, off[1:])]
+    lead = next(k for k, x in enumerate(sizes) if x > 0)
+    pred = COLLECTIVES["_ring_allgather"].cycles(V, max(sizes), N, 1, False, sizes.count(0),
+                                                 lead)
+    _near(pred, run.span(1), 0.03, 40, f"_ring_allgather N={N} V={V} on {K} nodes")
+
+
+def _leaves(run, k, N, first=None):
+    """Each node's return from call k, after the first node's entry (or
+    node ``first[n]``'s)."""
+    st = run._stamps
+    t0 = min(st[n][k + 1][0] for n in range(N))
+    return [st[n][k + 1][1] - (t0 if first is None else st[first[n]][k + 1][0]) - run.empty[n]
+            for n in range(N)]
+
+
+@pytest.mark.parametrize("fn", ["_ring_allgather", "_ring_reduce_scatter"])
+@pytest.mark.parametrize("N,V", [(16, 32), (16, 128), (64, 128), (64, 512)])
+def test_chain_leave_times(fn, N, V):
+    """The chains the cost model follows (CHAINS): every node's return
+    against the simulator's (the nodes entering one cycle apart, as a
+    barrier leaves them: within join), within 5 % + 60 cycles each (the
+    ring softmax's tolerance: a leave time sums the chain's reach and its
+    tail), and the order they leave in: node N - 2 last."""
+    off = _even(V, N)
+
+    def setup(sim):
+        for n in range(N):
+            sim.write(SRAM3, off, n)
+    run = run_calls([Call("_ring_barrier"), Call(fn, [SRAM, SRAM3])], nodes=N, setup=setup)
+    join, leave = CHAINS[fn](off, N, 1, False)
+    got = _leaves(run, 1, N)
+    assert all(j >= k for j, k in zip(join, range(N)))      # entering a cycle apart: in time
+    for k in range(N):
+        _near(leave[k], got[k], 0.05, 60, f"{fn} N={N} V={V}: node {k} leaves")
+    assert got.index(max(got)) == N - 2 == int(leave.argmax())
+
+
+@pytest.mark.parametrize("N", [16, 64])
+def test_softmax_tokens_leave_times(N):
+    """The ring softmax's two tokens (maxf, sumf: firmware.md 8) as the
+    model follows them: node j leaves (second lap) in ring order, node 0
+    first."""
+    off = _even(N, N)
+    sizes = [off[k + 1] - off[k] for k in range(N)]
+    ptrs = [RAM0 + off[k] for k in range(N)]
+    run = run_calls([Call("_ring_barrier"), Call("_vsoftmax_ring", [ptrs, ptrs, sizes])],
+                    nodes=N)
+    got = _leaves(run, 1, N)
+    from rapsim.firmware.costs import SOFTMAX_PARTS, SOFTMAX_TOKENS
+    import numpy as np
+    t = np.arange(N, dtype=float)
+    s = np.array(sizes, dtype=float)
+    (a1, b1), (a2, b2), (a3, b3) = SOFTMAX_PARTS
+    t = t + a1 * s + b1
+    for (lap1, lap2, extra), (a, b) in zip(SOFTMAX_TOKENS, ((a2, b2), (a3, b3))):
+        join, leave = token_chain(N, lap1, lap2, extra)
+        t = float(np.max(t - join)) + leave + a * s + b
+    for k in range(N):
+        _near(t[k], got[k], 0.05, 60, f"_vsoftmax_ring N={N}: node {k} leaves")
+
+
+def test_subring_chain_leave_times():
+    """_subring_reduce down grid rows of 8 on 64 nodes: member k leaves
+    2 k after the first (SUBRING_CHAIN)."""
+    N, c, n = 64, 8, 32
+    first = [k // c * c for k in range(N)]
+    last = [f + c - 1 for f in first]
+    run = run_calls([Call("_ring_barrier"), Call("_subring_reduce", [RAM0, n, first, last])],
+                    nodes=N)
+    got = _leaves(run, 1, N, first)
+    import numpy as np
+    _, leave = SUBRING_CHAIN(np.arange(c, dtype=float), n)
+    for k in range(N):
+        _near(leave[k % c], got[k], 0.03, 12, f"_subring_reduce member {k % c} leaves")
+
+
+def test_empty_calls():
+    """A call with no rows or no elements (a node outside a layer's group)
+    costs the routine's count test and return (EMPTY_CALL)."""
+    from rapsim.firmware.costs import EMPTY_CALL
+    calls, args = [], []
+    for fn in EMPTY_CALL:
+        k = KERNELS[fn]
+        ints, a = [], {}
+        for i, name in enumerate(k.args):
+            if name in ("rows", "n", "cols", "b"):
+                ints.append(0)
+                a[name] = 0
+            elif name == "stride":
+                ints.append(1)
+                a[name] = 1
+            else:
+                ints.append(SRAM + 0x100 * i)
+                a[name] = "sram"
+        calls.append(Call(fn, ints, [0.1, 0.5]))
+        args.append((fn, a))
+    run = run_calls(calls)
+    for i, (fn, a) in enumerate(args):
+        assert KERNELS[fn].cycles(a, DEFAULT_ACCESS) == run.cycles(i), fn
