@@ -37,13 +37,15 @@
 * the store takes R0 before the load): R0 is the word not yet stored and
 * AR1 its place.  A segment's first word is read by one instruction that
 * stores the pending word, then AR1 is set to its place, and an RPTS reads
-* the rest; pads are read into R1 and leave the pending word as it is.  A
+* the rest.  The first pad of a run is read the same way and left pending
+* at a word on the stack, the others are read into R1.  A
 * phase starts with the node's own word pending at its own place, or x[k]
 * at x[k] when it has none: stored again with the value it has
 * (docs/firmware.md 4).  The next segment's three words are loaded in the
 * delay slots of the DBD that repeats the segment loop (SPRU031 3.7: a
-* delayed branch runs the three instructions after it), so a segment costs
-* its RPTS set-up and about five cycles more, with no branch taken.
+* delayed branch runs the three instructions after it), so a segment of two
+* words or more costs its RPTS set-up and about five cycles more, with no
+* branch taken.
 * ---------------------------------------------------------------------------
 _ring_allgather_rot:
         LDRING  AR0
@@ -54,6 +56,9 @@ _ring_allgather_rot:
         SAVEX   R4
         SAVEX   R5
         SAVEX   R6
+        SAVEX   R7
+        PUSH    R0                      ; a word for the pads
+        LDI     SP, R7                  ; R7 -> it
         LDI     *+AR3(IR0), R1
         ADDI3   R1, AR3, AR5            ; AR5 -> this node's record
         LDI     *AR5++, R1              ; groups (flags: none)
@@ -77,17 +82,13 @@ agr_ph: STI     R3, *+AR0(RING_FWD_OFS)
         LDI     *+AR4(IR1), R0          ; own word k pending at its place
         STI     R0, *AR0                ; the node's word (or a pad) on the ring
         LDI     *AR5++, R6              ; the first segment: place,
-        LDI     *AR5++, IR0             ;   stride,
-        LDI     *AR5++, R1              ;   words (flags: <= 0 pads)
+        LDI     *AR5++, R1              ;   words - 2 (flags: < 0 special),
+        LDI     *AR5++, IR0             ;   stride
 agr_seg:
-        BLED    agr_pads
-        ADDI3   R6, AR4, R6             ; the segment's first place
-        NOP
-        SUBI    2, R1                   ; flags: one word only
-        BLTD    agr_next
+        BLTD    agr_one
         LDI     *AR0, R0                ; the segment's first word;
 ||      STI     R0, *AR1                ;   the pending one stored
-        LDI     R6, AR1
+        ADDI3   R6, AR4, AR1            ; its place
         NOP
         RPTS    R1
         LDI     *AR0, R0
@@ -95,8 +96,8 @@ agr_seg:
 agr_next:
         DBD     AR6, agr_seg
         LDI     *AR5++, R6
-        LDI     *AR5++, IR0
         LDI     *AR5++, R1
+        LDI     *AR5++, IR0
 agr_phend:
         STI     R0, *AR1                ; the phase's last word
         SUBI    1, R2
@@ -109,20 +110,26 @@ agr_phend:
         NOP
         NOP
 agr_end:
+        POP     R0
+        RESTX   R7
         RESTX   R6
         RESTX   R5
         RESTX   R4
         RETS
-agr_pads:
+* one word (-1), or pads (-1 - c): the first one, read as a segment's first
+* word, is pending at the word on the stack, and so are the others
+agr_one:
+        CMPI    -1, R1
+        BEQD    agr_next
         NEGI    R1, R1
-        SUBI    3, R1                   ; pads - 1
+        SUBI    3, R1                   ; pads - 2
+        NOP
+        LDI     R7, AR1
+        CMPI    0, R1
+        BLT     agr_next
         RPTS    R1
         LDI     *AR0, R1                ; pads: read (and forwarded), not kept
-        DBD     AR6, agr_seg
-        LDI     *AR5++, R6
-        LDI     *AR5++, IR0
-        LDI     *AR5++, R1
-        BR      agr_phend
+        BR      agr_next
 
 * ---------------------------------------------------------------------------
 * _ring_rs_rot(x AR2, plan AR3)

@@ -27,9 +27,11 @@ Layout of a plan (every value one 32-bit word):
   ``off[j-1]`` when slice j-1 has a word k (the node starts its sum), else
   0 (x[k] is sent as a pad), ``final`` 1 when the node's own slice has a
   word k (it keeps the sum), else 0;
-* a segment: ``a, d, c`` -- ``c >= 1`` words, the first at ``x[a + k]``,
-  each next one ``d`` words lower -- or ``0, 0, -c``: ``c`` pad words (the
-  count last: the firmware branches on its sign as it loads it).
+* a segment of the all-gather: ``a, c - 2, d`` -- ``c >= 1`` words, the
+  first at ``x[a + k]``, each next one ``d`` words lower -- or ``0, -1 - c,
+  0``: ``c`` pad words (negative counts take the firmware's rarer path);
+  of the reduce-scatter: ``a, d, c``, or ``0, 0, -c`` (the count last: the
+  firmware branches on its sign as it loads it).
 
 docs/firmware.md section 10, "Rotations", gives the schedule and its cost.
 """
@@ -70,10 +72,13 @@ def _segments(ms: list[int], k: int, off: Sequence[int], L: list[int]) -> list[t
     return [tuple(s) for s in segs]
 
 
-def _encode(segs) -> list[int]:
+def _encode(segs, gather: bool) -> list[int]:
     words: list[int] = []
     for s in segs:
-        words += [s[2], s[3], s[1]] if s[0] == "r" else [0, 0, -s[1]]
+        if gather:
+            words += [s[2], s[1] - 2, s[3]] if s[0] == "r" else [0, -1 - s[1], 0]
+        else:
+            words += [s[2], s[3], s[1]] if s[0] == "r" else [0, 0, -s[1]]
     return words
 
 
@@ -111,7 +116,7 @@ def allgather_plan(off: Sequence[int]) -> list[int]:
                                        tuple(_segments(ms, k, off, L)))) if N > 1 else []
         rec = [len(groups)]
         for phases, (own, segs) in groups:
-            rec += [phases, own, len(segs)] + _encode(segs)
+            rec += [phases, own, len(segs)] + _encode(segs, True)
         records.append(rec)
     return _assemble(records)
 
@@ -128,6 +133,6 @@ def rs_plan(off: Sequence[int]) -> list[int]:
                                        tuple(_segments(ms, k, off, L)))) if N > 1 else []
         rec = [off[j], len(groups)]
         for phases, (inj, fin, segs) in groups:
-            rec += [phases, inj, fin, len(segs)] + _encode(segs)
+            rec += [phases, inj, fin, len(segs)] + _encode(segs, False)
         records.append(rec)
     return _assemble(records)

@@ -120,8 +120,9 @@ def _walk_allgather(plan, off, j):
         at += 3 + 3 * nseg
         for _ in range(phases):
             for s in range(nseg):
-                a, d, c = segs[3 * s:3 * s + 3]
-                out += [(k, a + k - i * d) for i in range(c)] if c > 0 else [(k, None)] * -c
+                a, w, d = segs[3 * s:3 * s + 3]
+                c = w + 2 if w >= -1 else -1 - w
+                out += [(k, a + k - i * d) for i in range(c)] if w >= -1 else [(k, None)] * c
             k += 1
     assert at <= len(plan) - 3
     return out, N
