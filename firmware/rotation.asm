@@ -1,14 +1,15 @@
 * rotation.asm -- the all-gather and the reduce-scatter as rotations of a
 * full ring (docs/firmware.md section 10, "Rotations").
 *
-*   _ring_allgather_rot(x, plan)   the words of _ring_allgather(x, off)
-*   _ring_rs_rot(x, plan)          the sums of _ring_reduce_scatter(x, off),
+*   _ring_allgather_rot(x, off, plan)  the words of _ring_allgather(x, off)
+*   _ring_rs_rot(x, off, plan)     the sums of _ring_reduce_scatter(x, off),
 *                                  bit for bit (the same additions in the
 *                                  same order)
 *
 * plan is the table rapsim.firmware.rotation.allgather_plan(off) (rs_plan)
 * makes from the slice table off, identical on every node; its layout is
-* given there.  In phase k (k = 0 .. longest slice - 1) every node writes
+* given there.  off itself is not read: it names the slices (the cost model,
+* rap plan, reads V and the largest slice from it).  In phase k (k = 0 .. longest slice - 1) every node writes
 * one word -- word k of its own slice (all-gather) or its part of word k of
 * slice j-1 (reduce-scatter), a pad word where that slice is shorter --
 * and reads N - 1: the words of nodes j-1, j-2, .. j+1, in that order.
@@ -31,7 +32,7 @@
 
         .text
 * ---------------------------------------------------------------------------
-* _ring_allgather_rot(x AR2, plan AR3)
+* _ring_allgather_rot(x AR2, off AR3, plan AR4)
 *
 * A read word is stored one pass later (LDI *ring, R0 || STI R0, *AR1--(IR0):
 * the store takes R0 before the load): R0 is the word not yet stored and
@@ -59,8 +60,8 @@ _ring_allgather_rot:
         SAVEX   R7
         PUSH    R0                      ; a word for the pads
         LDI     SP, R7                  ; R7 -> it
-        LDI     *+AR3(IR0), R1
-        ADDI3   R1, AR3, AR5            ; AR5 -> this node's record
+        LDI     *+AR4(IR0), R1
+        ADDI3   R1, AR4, AR5            ; AR5 -> this node's record
         LDI     *AR5++, R1              ; groups (flags: none)
         LDI     R1, AR3
         SUBI    1, AR3
@@ -132,7 +133,7 @@ agr_one:
         BR      agr_next
 
 * ---------------------------------------------------------------------------
-* _ring_rs_rot(x AR2, plan AR3)
+* _ring_rs_rot(x AR2, off AR3, plan AR4)
 *
 * Each word read is added to the node's part and written on in a 2-
 * instruction RPTB (ADDF3 *ring, *AR1--(IR0), R0 ; STF R0, *ring), as the
@@ -154,8 +155,8 @@ _ring_rs_rot:
         SAVEX   R7
         PUSH    R0                      ; a word for the pads kept
         LDI     SP, R7                  ; R7 -> it
-        LDI     *+AR3(IR0), R1
-        ADDI3   R1, AR3, AR5            ; AR5 -> this node's record
+        LDI     *+AR4(IR0), R1
+        ADDI3   R1, AR4, AR5            ; AR5 -> this node's record
         LDI     *AR5++, IR1             ; off[j]
         LDI     *AR5++, R1              ; groups (flags: none)
         LDI     R1, AR3

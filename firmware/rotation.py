@@ -1,6 +1,6 @@
 """Plans of the rotation collectives (firmware/rotation.asm).
 
-``_ring_allgather_rot(x, plan)`` and ``_ring_rs_rot(x, plan)`` move the
+``_ring_allgather_rot(x, off, plan)`` and ``_ring_rs_rot(x, off, plan)`` move the
 same words as ``_ring_allgather`` and ``_ring_reduce_scatter``, and add
 in the same order, but as rotations of a full ring: in phase k every node
 puts one word on the ring (word k of its slice, or of the slice it starts

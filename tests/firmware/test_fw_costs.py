@@ -163,11 +163,12 @@ def test_rotation_formula(fn, N):
         points = [(SRAM, "sram"), (DRAM, "dram")]
         calls = [Call("_ring_barrier")]
         for x, _ in points:
-            calls += [Call(fn, [x, SRAM3]), Call("_ring_barrier")]
+            calls += [Call(fn, [x, SRAM3, SRAM3 + 0x100]), Call("_ring_barrier")]
 
         def setup(sim):
             for n in range(N):
-                sim.write(SRAM3, plan, n)
+                sim.write(SRAM3, off, n)
+                sim.write(SRAM3 + 0x100, plan, n)
         run = run_calls(calls, nodes=N, setup=setup)
         s = max(b - a for a, b in zip(off, off[1:]))
         for i, (_, region) in enumerate(points):

@@ -37,9 +37,9 @@ def _compare(off, seed=0, xa=SRAM, xr=SRAM2, apart=0x4000):
     parts = rng.standard_normal((N, V)) * 10.0 ** rng.uniform(-3, 3, (N, V))
     ya, yr = xa + apart, xr + apart
     calls = [Call("_ring_barrier"), Call("_ring_allgather", [xa, OFF]), Call("_ring_barrier"),
-             Call("_ring_allgather_rot", [ya, PA]), Call("_ring_barrier"),
+             Call("_ring_allgather_rot", [ya, OFF, PA]), Call("_ring_barrier"),
              Call("_ring_reduce_scatter", [xr, OFF]), Call("_ring_barrier"),
-             Call("_ring_rs_rot", [yr, PR]), Call("_ring_barrier")]
+             Call("_ring_rs_rot", [yr, OFF, PR]), Call("_ring_barrier")]
     pa, pr = allgather_plan(off), rs_plan(off)
 
     def setup(sim):
