@@ -30,6 +30,34 @@
 
         .global _ring_allgather_rot, _ring_rs_rot
 
+* ENTER (IR0 = NODE_ID, AR2 = x, AR4 = plan): save R4-R7, R7 -> a word on
+* the stack (where pads are stored), AR5 -> the node's record past its
+* group count, AR3 = groups - 1, AR4 = x; the flags: groups == 0.
+ENTER   .macro
+        SAVEX   R4
+        SAVEX   R5
+        SAVEX   R6
+        SAVEX   R7
+        PUSH    R0
+        LDI     SP, R7
+        LDI     *+AR4(IR0), R1
+        ADDI3   R1, AR4, AR5
+        LDI     *AR5++, R1
+        LDI     R1, AR3
+        SUBI    1, AR3
+        LDI     AR2, AR4
+        .endm
+
+* LEAVE: ENTER's stack undone, and return
+LEAVE   .macro
+        POP     R0
+        RESTX   R7
+        RESTX   R6
+        RESTX   R5
+        RESTX   R4
+        RETS
+        .endm
+
         .text
 * ---------------------------------------------------------------------------
 * _ring_allgather_rot(x AR2, off AR3, plan AR4)
@@ -54,18 +82,7 @@ _ring_allgather_rot:
         SUBI    2, R3                   ; R3 = N - 2: the words forwarded a phase
         RETSLT                          ; one node: nothing to gather
         LDI     *+AR0(NODE_ID_OFS), IR0
-        SAVEX   R4
-        SAVEX   R5
-        SAVEX   R6
-        SAVEX   R7
-        PUSH    R0                      ; a word for the pads
-        LDI     SP, R7                  ; R7 -> it
-        LDI     *+AR4(IR0), R1
-        ADDI3   R1, AR4, AR5            ; AR5 -> this node's record
-        LDI     *AR5++, R1              ; groups (flags: none)
-        LDI     R1, AR3
-        SUBI    1, AR3
-        LDI     AR2, AR4                ; AR4 = x + k
+        ENTER
         BZ      agr_end
 agr_grp:
         LDI     *AR5++, R2              ; phases of the group
@@ -111,12 +128,7 @@ agr_phend:
         NOP
         NOP
 agr_end:
-        POP     R0
-        RESTX   R7
-        RESTX   R6
-        RESTX   R5
-        RESTX   R4
-        RETS
+        LEAVE
 * one word (-1), or pads (-1 - c): the first one, read as a segment's first
 * word, is pending at the word on the stack, and so are the others
 agr_one:
@@ -149,19 +161,8 @@ _ring_rs_rot:
         CMPI    2, R3
         RETSLT                          ; one node: the sum is its own
         LDI     *+AR0(NODE_ID_OFS), IR0
-        SAVEX   R4
-        SAVEX   R5
-        SAVEX   R6
-        SAVEX   R7
-        PUSH    R0                      ; a word for the pads kept
-        LDI     SP, R7                  ; R7 -> it
-        LDI     *+AR4(IR0), R1
-        ADDI3   R1, AR4, AR5            ; AR5 -> this node's record
+        ENTER
         LDI     *AR5++, IR1             ; off[j]
-        LDI     *AR5++, R1              ; groups (flags: none)
-        LDI     R1, AR3
-        SUBI    1, AR3
-        LDI     AR2, AR4                ; AR4 = x + k
         BZ      rsr_end
 rsr_grp:
         LDI     *AR5++, R2              ; phases of the group
@@ -211,12 +212,7 @@ rsr_fin:
         POP     AR5
         DB      AR3, rsr_grp
 rsr_end:
-        POP     R0
-        RESTX   R7
-        RESTX   R6
-        RESTX   R5
-        RESTX   R4
-        RETS
+        LEAVE
 rsr_pads:
         NEGI    R1, R1
         SUBI    2, R1                   ; pads - 1

@@ -22,7 +22,7 @@ Layout of a plan (every value one 32-bit word):
   ``phases, own, nseg`` and ``nseg`` segments, where ``own`` is ``off[j]``
   when the node has a word k in the group's phases, else 0 (it then writes
   a pad, and x[k], which it then has, stands for "no word pending");
-* a record of the reduce-scatter: ``off[j]``, the number of groups, then
+* a record of the reduce-scatter: the number of groups, ``off[j]``, then
   per group ``phases, inject, final, nseg`` and the segments: ``inject`` is
   ``off[j-1]`` when slice j-1 has a word k (the node starts its sum), else
   0 (x[k] is sent as a pad), ``final`` 1 when the node's own slice has a
@@ -131,7 +131,7 @@ def rs_plan(off: Sequence[int]) -> list[int]:
         up = (j - 1) % N
         groups = _groups(S, lambda k: (off[up] if L[up] > k else 0, int(L[j] > k),
                                        tuple(_segments(ms, k, off, L)))) if N > 1 else []
-        rec = [off[j], len(groups)]
+        rec = [len(groups), off[j]]
         for phases, (inj, fin, segs) in groups:
             rec += [phases, inj, fin, len(segs)] + _encode(segs, False)
         records.append(rec)
