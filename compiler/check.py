@@ -336,6 +336,19 @@ def _connects(desc: Description, layers: dict[str, Layer], outputs: set,
             errors.append((d.kind.loc, f"a {src.kind} layer can only be the source of full "
                                        f"connects; {name!r} is {kind}"))
         from .frames import PLASTICITIES, plasticity
+        if d.more:
+            first = d.generator.name.text if d.generator is not None else None
+            extra = d.more[0].name.text
+            if first in PLASTICITIES:
+                why = (f"takes one plasticity: {extra}() would update the weights {first}() "
+                       f"updates (the plasticities of a frame update disjoint parameter sets)")
+            elif extra in PLASTICITIES:
+                why = (f"is {kind}: {extra}() is a plasticity, named after a full connect "
+                       f"only (a {kind} connect keeps its weights under schedule stream)")
+            else:
+                why = (f"takes one generator, not {extra}() after "
+                       + (f"{first}()" if first else "its pair list"))
+            errors.append((d.more[0].name.loc, f"connect {name!r} {why}"))
         if (kind == "full" and d.generator is not None
                 and d.generator.name.text in PLASTICITIES):
             c.plasticity = plasticity(d.generator, errors)

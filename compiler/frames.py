@@ -27,18 +27,52 @@ sets in the same frame:
     ``W = W - rate weight sign(W)`` (L1 regularisation; a weight that
     would cross zero stops at zero).
 
-A connect without a plasticity keeps its weights; biases are not changed.
+``loss(rate, window=1)``
+    the back-propagated loss over a window of frames (Statestream's loss
+    plasticity; truncated back-propagation through time, below).
+
+A connect without a plasticity keeps its weights; the local rules do not
+change biases (the loss does: below).
+
+**The loss plasticity.**  Its loss is the training error (the train
+block's ``error``: mse or cross_entropy) of the net's output layers at
+the frame just computed, y_o(t + 1), against the targets of the pattern
+presented in frame t.  Every layer keeps its states of the last W + 1
+frames (``History``: slot tau mod (W + 1) holds y(tau); an input layer's
+y(tau) is the pattern presented in frame tau), so that, with one frame's
+delay on each connect (y_l(t + 1) depends on its sources at t):
+
+    d_o(t + 1)     = the output error (t - y, times f'(y) for mse)
+    d_l(t + 1 - j) = f'(y_l(t + 1 - j)) sum over connects c: l -> m of
+                     W_c^T d_m(t + 2 - j)                    j = 1 .. W - 1
+    W_c += rate sum_j d_dst(t + 1 - j) y_src(t - j)^T        j = 0 .. W - 1
+    b_l += rate sum_j d_l(t + 1 - j)     (a layer fed by loss connects)
+
+(truncated back-propagation through time: -dE(t + 1)/dW of the graph of
+the last W frames, the states before them held fixed: :func:`loss_grads`;
+tests/compiler/test_frames.py checks it by finite differences).  The
+backward steps use the weights as they are after frame t, before any
+change of that frame; the loss's changes are applied after all its
+deltas, then the other plasticities' (which read their own connect's
+weights only).  States before the start of the stream are zeros.  One
+window a network; the connects into a layer with a bias share that bias,
+so their rates must agree.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .ir import INPUT_KINDS, Network
+from .reference import _through
 
 #: plasticity name -> its arguments and defaults (None: required)
 PLASTICITIES = {"hebbian": {"rate": None, "decay": 0.0},
                 "l2": {"rate": None, "weight": None},
-                "l1": {"rate": None, "weight": None}}
+                "l1": {"rate": None, "weight": None},
+                "loss": {"rate": None, "window": 1}}
+
+#: the longest window of the loss plasticity (frames kept a layer: W + 1)
+MAX_WINDOW = 64
 
 
 def plasticity(call, errors: list) -> dict | None:
@@ -58,6 +92,13 @@ def plasticity(call, errors: list) -> dict | None:
             errors.append((loc, f"{name}(): {key} must be a number of at least 0, not {value:g}"))
             return None
         out[key] = value
+    if name == "loss":
+        w, loc = bound["window"]
+        if out["window"] != int(out["window"]) or not 1 <= out["window"] <= MAX_WINDOW:
+            errors.append((loc, f"loss(): window must be a whole number of frames from 1 to "
+                                f"{MAX_WINDOW}, not {out['window']:g}"))
+            return None
+        out["window"] = int(out["window"])
     if name == "hebbian" and out["rate"] * out["decay"] > 1:
         errors.append((call.name.loc, "hebbian(): rate x decay above 1 would flip the "
                                       "weights' sign every frame"))
@@ -89,7 +130,7 @@ def frame(model, state: dict, x: np.ndarray) -> dict:
             continue
         s = w.biases[name].copy() if layer.bias else np.zeros(layer.size)
         for c in net.incoming(name):
-            s = r(s + w.connects[c.name] @ src[c.src])
+            s = r(s + _through(c, w.connects[c.name], src[c.src], layer.size))
         new[name] = r(np.asarray(model.f[layer.kind](s), dtype=np.float64))
     return new
 
@@ -100,7 +141,7 @@ def plasticity_step(model, old: dict, new: dict) -> None:
     net, w, r = model.net, model.weights, model._r
     for c in net.connects:
         p = getattr(c, "plasticity", None)
-        if p is None:
+        if p is None or p["rule"] == "loss":
             continue
         W = w.connects[c.name]
         if p["rule"] == "hebbian":
@@ -114,22 +155,162 @@ def plasticity_step(model, old: dict, new: dict) -> None:
         w.connects[c.name] = W
 
 
+def loss_connects(network: Network) -> list:
+    """The connects trained by the loss plasticity, in definition order."""
+    return [c for c in network.connects
+            if getattr(c, "plasticity", None) and c.plasticity["rule"] == "loss"]
+
+
+def loss_window(network: Network) -> int | None:
+    """The window W of the network's loss plasticity (one a network:
+    :func:`check_stream`), None without one."""
+    cs = loss_connects(network)
+    return cs[0].plasticity["window"] if cs else None
+
+
+def loss_reach(network: Network, window: int) -> list[list[str]]:
+    """The layers whose delta the back-propagation computes at each step j
+    = 0 .. W - 1: the output layers at j = 0, then every non-input layer
+    with a connect into a layer of step j - 1 (in the network's forward
+    order); the others' deltas are zero."""
+    inputs = set(network.inputs)
+    steps = [list(network.outputs)]
+    for _ in range(1, window):
+        prev = set(steps[-1])
+        steps.append([n for n in network.forward_order if n not in inputs
+                      and any(c.src == n and c.dst in prev for c in network.connects)])
+    return steps
+
+
+class History:
+    """The states of the last ``window`` + 1 frames of every layer: slot
+    tau mod (W + 1) holds y(tau) (an input layer's: the pattern presented
+    in frame tau), from zeros; ``s`` is the slot of the current frame t."""
+
+    def __init__(self, network: Network, window: int):
+        self.H = window + 1
+        self.y = {n: np.zeros((self.H, l.size)) for n, l in network.layers.items()}
+        self.s = 0
+        self.inputs = list(network.inputs)
+
+    def record(self, xs: dict, new: dict) -> None:
+        """Frame t: the inputs it read (x_t) and the states it computed
+        (y(t + 1))."""
+        for n in self.inputs:
+            self.y[n][self.s] = xs[n]
+        for n, v in new.items():
+            if n not in self.inputs:
+                self.y[n][(self.s + 1) % self.H] = v
+
+    def at(self, name: str, offset: int) -> np.ndarray:
+        """y_name(t + offset)."""
+        return self.y[name][(self.s + offset) % self.H]
+
+    def advance(self) -> None:
+        self.s = (self.s + 1) % self.H
+
+
+def loss_deltas(model, hist: History, target: np.ndarray) -> list[dict]:
+    """d_l(t + 1 - j) of every layer reached at step j (:func:`loss_reach`),
+    j = 0 .. W - 1, with the weights as they are (module docstring)."""
+    net, w, r = model.net, model.weights, model._r
+    W = hist.H - 1
+    steps = loss_reach(net, W)
+    out = [model.output_deltas({o: hist.at(o, 1) for o in net.outputs}, target)]
+    for j in range(1, W):
+        d = {}
+        for name in steps[j]:
+            e = np.zeros(net.layers[name].size)
+            for c in net.connects:
+                if c.src == name and c.dst in out[-1]:
+                    e = r(e + _through(c, w.connects[c.name], out[-1][c.dst], e.size,
+                                       back=True))
+            d[name] = r(e * model.derivative(net.layers[name].kind, hist.at(name, 1 - j)))
+        out.append(d)
+    return out
+
+
+def loss_grads(model, hist: History, target: np.ndarray) -> dict:
+    """-dE(t + 1)/dW of every loss connect (and -dE/db of the biases of
+    the layers they feed), summed over the window: connect or layer name ->
+    array (the changes are ``rate`` times these)."""
+    net = model.net
+    deltas = loss_deltas(model, hist, target)
+    out = {}
+    for c in loss_connects(net):
+        out[c.name] = sum(np.outer(d[c.dst], hist.at(c.src, -j))
+                          for j, d in enumerate(deltas) if c.dst in d)
+    for name in loss_biased(net):
+        out[name] = sum(d[name] for d in deltas if name in d)
+    return out
+
+
+def loss_history(network: Network, window: int) -> list[str]:
+    """The layers whose states the loss reads back (in forward order): the
+    sources of its connects (y_src(t - j)) and the layers it reaches after
+    step 0 (f'(y_l(t + 1 - j))); an output layer's y(t + 1) is its current
+    next state.  The reference keeps every layer's; the nodes these."""
+    steps = loss_reach(network, window)
+    need = {c.src for c in loss_connects(network)} | {n for s in steps[1:] for n in s}
+    return [n for n in network.forward_order if n in need]
+
+
+def loss_biased(network: Network) -> list[str]:
+    """The layers whose biases the loss changes: those with a bias fed by
+    a loss connect (in the network's forward order)."""
+    dsts = {c.dst for c in loss_connects(network)}
+    return [n for n in network.forward_order if n in dsts and network.layers[n].bias]
+
+
+def loss_rate(network: Network, layer: str) -> float:
+    """The rate of the loss connects into ``layer`` (one: check_stream)."""
+    return next(c.plasticity["rate"] for c in loss_connects(network) if c.dst == layer)
+
+
+def loss_step(model, hist: History, target: np.ndarray) -> None:
+    """The loss plasticity after frame t: every delta first, then, in the
+    connects' definition order and for j = 0 .. W - 1, ``W += (rate d) x^T``
+    (as _mxout rounds), then the biases ``b += rate d``."""
+    net, w, r = model.net, model.weights, model._r
+    deltas = loss_deltas(model, hist, target)
+    for c in loss_connects(net):
+        rate = c.plasticity["rate"]
+        for j, d in enumerate(deltas):
+            if c.dst in d:
+                w.connects[c.name] = r(w.connects[c.name]
+                                       + np.outer(r(rate * d[c.dst]), hist.at(c.src, -j)))
+    for name in loss_biased(net):
+        rate = loss_rate(net, name)
+        for d in deltas:
+            if name in d:
+                w.biases[name] = r(w.biases[name] + r(rate * d[name]))
+
+
 def initial_states(network: Network) -> dict:
     return {n: np.zeros(l.size) for n, l in network.layers.items()}
 
 
-def run(model, state: dict, inputs: np.ndarray, frames: int, learn: bool):
+def run(model, state: dict, inputs: np.ndarray, frames: int, learn: bool,
+        targets: np.ndarray | None = None, hist: History | None = None):
     """Present each row of ``inputs`` for ``frames`` frames, from ``state``;
-    with ``learn`` apply the plasticities after every frame.  Returns the
-    new state and the outputs of every frame, (patterns, frames, units)."""
+    with ``learn`` apply the plasticities after every frame (the loss
+    plasticity: ``hist``, the states' history, which every frame records,
+    and ``targets``, a row a pattern).  Returns the new state and the
+    outputs of every frame, (patterns, frames, units)."""
     net = model.net
     out = np.zeros((len(inputs), frames, sum(net.layers[n].size for n in net.outputs)))
     for i, x in enumerate(inputs):
         for f in range(frames):
             xs = {n: np.asarray(x[model.in_slices[n]], dtype=np.float64) for n in net.inputs}
             new = frame(model, state, x)
+            if hist is not None:
+                hist.record({n: model._r(v) for n, v in xs.items()}, new)
             if learn:
+                if hist is not None:
+                    loss_step(model, hist, targets[i])
                 plasticity_step(model, {**state, **xs}, new)
+            if hist is not None:
+                hist.advance()
             state = new
             out[i, f] = np.concatenate([state[n] for n in net.outputs])
     return state, out
@@ -157,14 +338,17 @@ def train(network: Network, train_set, test_set=None, *, weights=None, epochs=No
     t = network.training
     model = Model(network, weights, c30_activations=c30_activations)
     state = initial_states(network)
+    W = loss_window(network)
+    hist = History(network, W) if W else None
     F = t.frames
     evals = []
     rows = np.concatenate([train_set.inputs] + ([test_set.inputs] if test_set is not None
                                                   else []))
     for e in range(t.epochs if epochs is None else epochs):
         order = pattern_order(len(train_set), e, t.seed, t.shuffle)
-        state, _ = run(model, state, train_set.inputs[order], F, learn=True)
-        state, out = run(model, state, rows, F, learn=False)
+        state, _ = run(model, state, train_set.inputs[order], F, learn=True,
+                       targets=train_set.targets[order], hist=hist)
+        state, out = run(model, state, rows, F, learn=False, hist=hist)
         evals.append(out)
     return model, evals
 
@@ -177,7 +361,36 @@ def next_buffers(plan) -> list:
     from .lower import Buffer
     return [Buffer(f"nxt_{name}", plan.layers[name].act.words, "vector",
                    uses=plan.layers[name].act.uses,
-                   role=f"{name} next state (stream)") for name in plan.forward]
+                   role=f"{name} next state (stream)") for name in plan.forward] \
+        + loss_buffers(plan)
+
+
+def loss_buffers(plan) -> list:
+    """The loss plasticity's buffers: the history of every layer it reads
+    back (:func:`loss_history`; W + 1 slots of its activation buffer's
+    layout: the whole vector of a gathered layer, else the own slice), and
+    every reached layer's deltas of the window's steps (W slots of its own
+    slice)."""
+    from .lower import Buffer
+    W = loss_window(plan.network)
+    if not W:
+        return []
+    out = [Buffer(f"hst_{name}", (W + 1) * plan.layers[name].act.words, "table",
+                  role=f"{name}: its states of the last {W + 1} frames (loss)")
+           for name in loss_history(plan.network, W)]
+    for name in dict.fromkeys(n for step in loss_reach(plan.network, W) for n in step):
+        lp = plan.layers[name]
+        out.append(Buffer(f"bpd_{name}", W * max(lp.split.max_rows, 1), "vector",
+                          role=f"{name}: its deltas of the loss's {W} steps"))
+    return out
+
+
+def history_buffer(plan, name: str):
+    return next(b for b in plan.extra if b.name == f"hst_{name}")
+
+
+def delta_buffer(plan, name: str):
+    return next(b for b in plan.extra if b.name == f"bpd_{name}")
 
 
 def next_buffer(plan, name: str):
@@ -185,24 +398,63 @@ def next_buffer(plan, name: str):
 
 
 def check_stream(network: Network, mapping) -> None:
-    """What the streaming schedule runs: the rows or layers placement, full
-    connects, none of the CLONES constructs."""
+    """What the streaming schedule runs: the rows or layers placement, none
+    of the CLONES constructs; full, bus and sparse connects (plasticities
+    are named on full connects only: a bus or sparse connect keeps its
+    weights, and the loss back-propagates through it)."""
     from .mapping import MappingError, _refuse_clones
     loc = network.schedule_loc if mapping.schedule_source == "description" else None
     if mapping.name not in ("rows", "layers"):
         raise MappingError(f"schedule stream runs every layer split by units on the whole "
                            f"ring (rows) or on node groups (layers), not the {mapping.name} "
                            f"mapping", loc)
-    for c in network.connects:
-        if c.kind != "full":
-            raise MappingError(f"schedule stream: {c.kind} connect {c.name}: the frames run "
-                               f"full connects only", c.loc)
+    check_loss(network)
     saved = mapping.name
     mapping.name = "stream"
     try:
         _refuse_clones(network, mapping)
     finally:
         mapping.name = saved
+
+
+def check_loss(network: Network) -> None:
+    """The loss plasticity's rules across connects (module docstring): one
+    window a network; one rate for the connects into a layer with a bias
+    (they share it: overlapping parameter sets are refused); every loss
+    connect within reach of the output error in its window (the layers
+    it passes through have elementwise derivatives: softmax is an output
+    only, and the threshold, binary and user-transfer layers are refused
+    under this schedule)."""
+    from .mapping import MappingError
+    cs = loss_connects(network)
+    if not cs:
+        return
+    W = cs[0].plasticity["window"]
+    for c in cs[1:]:
+        if c.plasticity["window"] != W:
+            raise MappingError(f"schedule stream: connect {c.name}: loss(window="
+                               f"{c.plasticity['window']}), but connect {cs[0].name} has "
+                               f"window={W}: one window a network (one back-propagation "
+                               f"a frame)", c.loc)
+    for name in loss_biased(network):
+        into = [c for c in cs if c.dst == name]
+        for c in into[1:]:
+            if c.plasticity["rate"] != into[0].plasticity["rate"]:
+                raise MappingError(
+                    f"schedule stream: connect {c.name}: loss(rate={c.plasticity['rate']:g}) "
+                    f"and connect {into[0].name}: loss(rate={into[0].plasticity['rate']:g}) "
+                    f"both update {name}'s biases (overlapping parameters): give them one "
+                    f"rate", c.loc)
+    steps = loss_reach(network, W)
+    for c in cs:
+        if not any(c.dst in step for step in steps):
+            far = loss_reach(network, MAX_WINDOW)
+            j = next((j for j, step in enumerate(far) if c.dst in step), None)
+            why = (f"{c.dst} is {j} connect{'s' if j != 1 else ''} upstream of an output "
+                   f"layer: window={j + 1} or more" if j is not None
+                   else f"{c.dst} is upstream of no output layer")
+            raise MappingError(f"schedule stream: connect {c.name}: loss(window={W}) never "
+                               f"reaches it ({why})", c.loc)
 
 
 def frames_host(base):

@@ -130,6 +130,8 @@ class ConnectDecl:
     share: tuple | None = None
     #: exclude PHASE, ...: (the phase words, the place of 'exclude') (compiler/phases.py)
     exclude: tuple | None = None
+    #: calls after the first one (a second plasticity: refused by the checker)
+    more: list = field(default_factory=list)
 
 
 @dataclass
@@ -434,6 +436,8 @@ class _Reader:
         kind = _name(file, kind) if kind is not None else Name("full", loc)
         pairs = generator = None
         ok = True
+        more = spec.pop() if len(spec) > 1 else None
+        more = [self._call(c, file) for c in more.children] if more is not None else []
         if spec and spec[0] is not None:
             if spec[0].data == "pairs":
                 pairs = []
@@ -450,7 +454,7 @@ class _Reader:
                 generator = self._call(spec[0], file)
                 ok = generator.ok
         self.desc.connects.append(ConnectDecl(_name(file, src), _name(file, dst), kind,
-                                              pairs, generator, loc, ok, share, exclude))
+                                              pairs, generator, loc, ok, share, exclude, more))
 
     def _net(self, st: Tree, file: str, base_dir: str) -> None:
         name, *entries = st.children

@@ -21,7 +21,9 @@
     behind (the staleness rule; compiler/pipeline_reference.py is its
     numpy reference).
 ``stream``
-    Statestream's layerwise-parallel frames: not built yet, refused.
+    Statestream's layerwise-parallel frames, with local plasticities and
+    the back-propagated loss over a window of frames (compiler/frames.py,
+    frames_gen.py, frames_loss.py).
 
 Where it comes from, lowest priority first: lockstep; ``schedule NAME`` in
 the description's net block; ``--schedule NAME`` of ``rap cc``, ``rap
@@ -138,10 +140,6 @@ def apply_schedule(network: Network, mapping: Mapping, option: str | None = None
         raise MappingError(f"schedule pipeline ({_where(source, network)}) runs layers on "
                            f"consecutive node groups (the layers mapping), not {asked}", loc)
     stages(network)
-    for c in network.connects:
-        if c.kind != "full":
-            raise MappingError(f"schedule pipeline: {c.kind} connect {c.name}: the pipelined "
-                               f"training ticks run full connects only", c.loc)
     return mapping
 
 
@@ -176,8 +174,9 @@ def describe(mapping: Mapping, network: Network) -> str:
         return ""
     if mapping.schedule == "stream":
         F = network.training.frames
-        rules = [f"{c.name} {c.plasticity['rule']}" for c in network.connects
-                 if c.plasticity is not None]
+        rules = [f"{c.name} {c.plasticity['rule']}"
+                 + (f"(window={c.plasticity['window']})" if c.plasticity["rule"] == "loss"
+                    else "") for c in network.connects if c.plasticity is not None]
         return (f"schedule stream ({mapping.schedule_source}): every layer from the previous "
                 f"frame's states, all at once, then one exchange; {F} frame"
                 f"{'s' if F > 1 else ''} a pattern, outputs logged every frame; plasticities: "

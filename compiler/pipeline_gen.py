@@ -89,8 +89,13 @@ def train_ticks(g, label: str) -> None:
     for cp in p.connects:
         src = p.layers[cp.connect.src]
         dst = _slot_ptr(e, f"pfx{cp.index}", f"pst_x{cp.index}", src.layer.size, "pslot")
-        e.call("_vcopy", [dst, Addr(src.act.name), Imm(src.layer.size)],
-               comment=f"stash {cp.connect.name}'s source")
+        if cp.kind == "bus":            # the source units of the node's own rows
+            e.call("_vcopy", [dst, g.bus_src(src, p.layers[cp.connect.dst]),
+                              g.rows(p.layers[cp.connect.dst])],
+                   comment=f"stash {cp.connect.name}'s source (own units)")
+        else:
+            e.call("_vcopy", [dst, Addr(src.act.name), Imm(src.layer.size)],
+                   comment=f"stash {cp.connect.name}'s source")
     g.forward(tick=True, exchange=False)
     gathers = g.pending
     e.comment("stash this tick's activations")
@@ -155,17 +160,55 @@ def _backward_stage(g, label: str, st, s: int, S: int, M: int) -> None:
         if lp.bias:
             g.update_vector(Addr(lp.bias.name), lp.bias_m, delta, rows, "bias")
         for cp in g.incoming(name):
-            src = p.layers[cp.connect.src]
-            W = Addr(cp.weights.name)
-            if src.err is not None:
-                e.call("_mxtv", [Addr(src.err.name), W, delta, rows, Imm(src.layer.size)],
-                       comment=f"{cp.connect.name}: e += W^T d")
-            x = _slot_ptr(e, f"pbx{cp.index}", f"pst_x{cp.index}", src.layer.size, "pbslot")
-            if cp.momentum is not None:
-                e.call("_mxoutm", [W, delta, x, rows, Imm(src.layer.size),
-                                   Addr(cp.momentum.name)],
-                       [Var("hv_eta"), Var("falpha")], comment="W += M = aM + eta d x^T")
-            else:
-                e.call("_mxout", [W, delta, x, rows, Imm(src.layer.size)], [Var("hv_eta")],
-                       comment="W += eta d x^T")
+            x = _slot_ptr(e, f"pbx{cp.index}", f"pst_x{cp.index}",
+                          p.layers[cp.connect.src].layer.size, "pbslot")
+            _backward_connect(g, cp, delta, rows, x)
     e.label(skip)
+
+
+def _backward_connect(g, cp, delta: Addr, rows, x: Var) -> None:
+    """Connect ``cp``'s backward step in a tick: ``W^T d`` into its source's
+    partial errors (with W as it is now), then its update from the stashed
+    source ``x`` -- the lock-step backward pass's kernels of its kind (full,
+    sparse pair list, band, bus), each reading the stash instead of the
+    source's current activations."""
+    e, p, c = g.e, g.p, cp.connect
+    src, dst = p.layers[c.src], p.layers[c.dst]
+    W, M = Addr(cp.weights.name), cp.momentum
+    eta = [Var("hv_eta")] + ([Var("falpha")] if M is not None else [])
+    mom = [Addr(M.name)] if M is not None else []
+    what = "W += M = aM + eta d x^T" if M is not None else "W += eta d x^T"
+    if cp.kind == "full":
+        if src.err is not None:
+            e.call("_mxtv", [Addr(src.err.name), W, delta, rows, Imm(src.layer.size)],
+                   comment=f"{c.name}: e += W^T d")
+        e.call("_mxoutm" if M is not None else "_mxout",
+               [W, delta, x, rows, Imm(src.layer.size)] + mom, eta, comment=what)
+    elif cp.kind == "sparse" and cp.band:
+        sp = cp.sparse
+        if src.err is not None:
+            e.call("_mxtvs", [g.band_src(cp, src.err.name), W, delta, rows, Imm(sp.width),
+                              Imm(sp.stride)], comment=f"{c.name}: e += W^T d (band)")
+        first = e.pernode(f"pband{cp.index}", [sp.start + dst.split.lo(k) * sp.stride
+                                               for k in range(g.n)])
+        e.ins("LDI", "@" + x.sym, "R0")
+        e.ins("ADDI", "@" + first.sym, "R0")
+        e.ins("STI", "R0", "@" + x.sym, comment="the band's first source of the own rows")
+        e.call("_mxoutms" if M is not None else "_mxouts",
+               [W, delta, x, rows, Imm(sp.width)] + mom + [Imm(sp.stride)], eta,
+               comment=what + " (band)")
+    elif cp.kind == "sparse":
+        tables = [rows, Addr(cp.sparse.cnt.name), Addr(cp.sparse.idx.name)]
+        if src.err is not None:
+            e.call("_spmtv", [Addr(src.err.name), W, delta] + tables,
+                   comment=f"{c.name}: e += W^T d (sparse)")
+        e.call("_spoutm" if M is not None else "_spout", [W, delta, x] + tables + mom, eta,
+               comment=what + " (sparse)")
+    else:                               # bus: w .* d into the own units' errors
+        tmp = Addr(dst.tmp.name)
+        if src.err is not None:
+            e.call("_vmul", [tmp, W, delta, rows], comment=f"{c.name}: w d")
+            err = g.err_own(src)
+            e.call("_vadd", [err, err, tmp, rows])
+        e.call("_vmul", [tmp, delta, x, rows], comment="d x (the stashed own units)")
+        g.update_vector(W, M, tmp, rows, "bus weights")
