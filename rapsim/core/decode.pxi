@@ -238,7 +238,7 @@ cdef int decode_word(uint32_t w, Decoded* d) noexcept nogil:
                         d.addr_op[d.naddr] = i
                         d.naddr += 1
         d.base = base_cycles(d.timing)
-        d.fh = fast_handler(d.op, f.nops)
+        d.fh = fast_handler(d)
         d.fetch_only = d.naddr == 0 and not (d.uses & GRP_SP) and d.op != RAP_OP_IDLE
         if f.cond_shift != 255:
             cond_table(d)

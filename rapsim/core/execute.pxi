@@ -183,9 +183,18 @@ cdef struct Ctx:
 
 cdef inline void retire_next(Node* n, Ctx* c, int in_slot, int rpts_was) noexcept nogil:
     """The end of an executed instruction after its cycles (shared by step()
-    and the fast path, through retire() or directly): the instruction count,
-    the register groups it writes (guide 8.2.2), and the next PC (delay
-    slots, RPTS repetitions, RPTB loops: guide 7.1)."""
+    and the fast path, through retire() or directly): retire_pc(), then the
+    host call its store asked for, if any."""
+    retire_pc(n, c, in_slot, rpts_was)
+    if c.hostcall:
+        n.status = ST_HOSTCALL
+
+
+cdef inline void retire_pc(Node* n, Ctx* c, int in_slot, int rpts_was) noexcept nogil:
+    """retire_next() without the host call (alone for an instruction without
+    memory operands, which cannot store to HOST_CALL: fast_fetch_only): the
+    instruction count, the register groups it writes (guide 8.2.2), and the
+    next PC (delay slots, RPTS repetitions, RPTB loops: guide 7.1)."""
     cdef Decoded* d = c.d
     cdef uint32_t pc = c.pc, v
     n.instret += 1
@@ -215,8 +224,6 @@ cdef inline void retire_next(Node* n, Ctx* c, int in_slot, int rpts_was) noexcep
             n.r[RAP_REG_ST] &= ~ST_RM
     n.pc = c.nextpc & 0xFFFFFF
     n.prev_pc = pc
-    if c.hostcall:
-        n.status = ST_HOSTCALL
 
 
 cdef inline void retire(Node* n, Ctx* c, int64_t stall_rc, int64_t t, int64_t t_read,

@@ -72,7 +72,55 @@ cdef inline int fast_step(Node* n) noexcept nogil:
     if d.fetch_only:
         return fast_fetch_only(n, d, pc, in_slot)
     # (pre-decoded where it was fetched: d.frg is its region)
+    if d.naddr == 1 and d.access:
+        return fast_mem1(n, d, pc, in_slot)
     return fast_mem(n, d, pc, d.frg, in_slot, 0)
+
+
+cdef int fast_mem1(Node* n, Decoded* d, uint32_t pc, int in_slot) noexcept nogil:
+    """fast_mem() for the most frequent case: a fetched instruction (not an
+    RPTS repetition) with one memory operand, read or written (the same
+    stages, without the loops over the operands)."""
+    cdef int i = d.addr_op[0], rg, frg = d.frg, err
+    cdef Opnd* o = &d.o[i]
+    cdef Ctx c
+    cdef uint32_t a, newar = 0
+    cdef int64_t t = n.cycle, stall_rc = 0
+    # -- decode: register conflicts, the effective address (plain memory only)
+    if d.uses:
+        stall_rc = conflict_stall(n, d.uses, t)
+        t += stall_rc
+    if o.kind == RAP_K_DIR:
+        a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+    else:
+        a = ind_address(n, o, &newar)
+    rg = region_of(n, a)
+    if rg >= RG_RINGIO:
+        return step(n)
+    c.ea[i] = a
+    c.rgs[i] = rg
+    # -- fetch, then the operand's read
+    acc_clear(&c.acc)
+    n.acc_fetch[frg] += 1
+    if frg > RG_DRAM or not cache_fetch(n, pc):
+        acc_add(n, &c.acc, frg)
+    if not d.addr_w:
+        c.mv[i] = word_ptr(n, a, rg)[0]
+        n.acc_read[rg] += 1
+        acc_add(n, &c.acc, rg)
+    if d.addr_u:
+        n.r[RAP_REG_AR0 + o.reg] = newar
+    # -- execute, then cycles and the next PC
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t
+    c.hostcall = 0
+    err = d.fh(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+    retire_plain(n, &c, stall_rc, t, in_slot, 0)
+    return n.status
 
 
 cdef int fast_mem(Node* n, Decoded* d, uint32_t pc, int frg, int in_slot,
@@ -184,12 +232,12 @@ cdef inline int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) n
     c.d = d
     c.pc = pc
     c.nextpc = pc + 1
-    c.hostcall = 0              # (no memory operand: c.t_ring is not used)
+    # (no memory operand: c.t_ring and c.hostcall are not used)
     err = d.fh(n, &c)
     if err:
         return fail(n, err, pc, d.word, n.err_addr)
     charge_cycles(n, t, d.base, occ, w)
-    retire_next(n, &c, in_slot, 0)
+    retire_pc(n, &c, in_slot, 0)
     return n.status
 
 
@@ -212,10 +260,13 @@ cdef inline int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) n
 #     and RC >= K (the repetition that ends the loop is left to fast_step(),
 #     whose retire() ends it).
 
-cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region) noexcept nogil:
+cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region, int64_t* first_a,
+                                    int64_t* step) noexcept nogil:
     """Do the addresses of indirect operand o over the next K repetitions,
     and its ARn after them, stay in one plain region without a 24-bit wrap?
-    (Its region in region[0].)"""
+    (Its region in region[0]; the address of the first repetition in
+    first_a[0] and the step from one repetition's address to the next --
+    also the step of ARn when the mode updates it -- in step[0].)"""
     cdef int am = o.am & 15, ik = o.am >> 4
     cdef int64_t ar = n.r[RAP_REG_AR0 + o.reg] & 0xFFFFFF, idx, delta = 0, first, last, end
     if ik == 0:
@@ -240,10 +291,53 @@ cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region) no
         end = last
     else:
         return 0                    # circular or bit-reversed
+    first_a[0] = first
+    step[0] = delta
     if first < 0 or last < 0 or end < 0 or first > 0xFFFFFF or last > 0xFFFFFF or end > 0xFFFFFF:
         return 0
     region[0] = region_of(n, <uint32_t>first)
     return region[0] < RG_RINGIO and region_of(n, <uint32_t>last) == region[0]
+
+
+cdef inline int64_t rpts_bulk_reads(Node* n, Ctx* c, int64_t K, int64_t t0, int64_t cyc,
+                                    int64_t* first, int64_t* step, int* err) noexcept nogil:
+    """rpts_bulk()'s repetitions of an instruction that reads memory and
+    stores nothing: its operands' words are taken through pointers that
+    move by each operand's step (the addresses stay in one plain region,
+    bulk_address_range), and the reads and the ARn updates of the
+    repetitions are counted and written once after them -- the instruction
+    reads and writes only R0-R7, so no repetition sees an ARn.  Returns the
+    repetitions done (K, or fewer when one fails: err[0] is then its error,
+    and its reads and ARn updates are counted like those of step())."""
+    cdef Decoded* d = c.d
+    cdef uint32_t* p[2]
+    cdef uint32_t pc = c.pc, ar
+    cdef int64_t j = 0, m
+    cdef int k, i, reg
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        p[k] = word_ptr(n, <uint32_t>first[k], c.rgs[i])
+    while j < K:
+        for k in range(d.naddr):
+            c.mv[d.addr_op[k]] = p[k][step[k] * j]
+        c.nextpc = pc + 1
+        c.t_ring = t0 + j * cyc
+        if d.op == RAP_OP_MPYF_P_ADDF:
+            mpyf_par_addsubf(n, c, 0)   # the dot product's step, without the dispatch
+        else:
+            err[0] = execute_op(n, c)
+            if err[0]:
+                break
+        j += 1
+    m = j + 1 if err[0] else j      # (a failing repetition has read and updated its ARn)
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        n.acc_read[c.rgs[i]] += m
+        if (d.addr_u >> k) & 1:
+            reg = RAP_REG_AR0 + d.o[i].reg
+            ar = n.r[reg]
+            n.r[reg] = (ar & 0xFF000000u) | (<uint32_t>((ar & 0xFFFFFF) + m * step[k]) & 0xFFFFFFu)
+    return j
 
 
 cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
@@ -259,6 +353,8 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     cdef uint32_t ars = 0
     cdef int i, k, rg, err, occ, wait_part, conf_part, extra, ew
     cdef int64_t K, j, cyc, t0
+    cdef int64_t first[2]
+    cdef int64_t step[2]
     K = <int32_t>n.r[RAP_REG_RC]
     if K <= 0 or (d.uses & GRP_SP):
         return 0
@@ -279,11 +375,13 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             rg = region_of(n, a)
             if rg >= RG_RINGIO:
                 return 0
+            first[k] = a
+            step[k] = 0
         else:
             if (ars >> o.reg) & 1:
                 return 0            # two operands on one ARn
             ars |= 1u << o.reg
-            if not bulk_address_range(n, o, K, &rg):
+            if not bulk_address_range(n, o, K, &rg, &first[k], &step[k]):
                 return 0
         c.rgs[i] = rg
         if d.access:
@@ -301,34 +399,37 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     acc_clear(&c.acc)
     err = 0
     j = 0
-    while j < K:
-        for k in range(d.naddr):
-            i = d.addr_op[k]
-            o = &d.o[i]
-            if o.kind == RAP_K_DIR:
-                c.ea[i] = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
-            else:
-                c.ea[i] = ind_address(n, o, &newar[i])
-        if d.access:
+    if d.access and not d.addr_w:
+        j = rpts_bulk_reads(n, &c, K, t0, cyc, first, step, &err)
+    else:
+        while j < K:
             for k in range(d.naddr):
-                if (d.addr_w >> k) & 1:
-                    continue
                 i = d.addr_op[k]
-                c.mv[i] = word_ptr(n, c.ea[i], c.rgs[i])[0]
-                n.acc_read[c.rgs[i]] += 1
-        for k in range(d.naddr):
-            if (d.addr_u >> k) & 1:
-                i = d.addr_op[k]
-                n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
-        c.nextpc = pc + 1
-        c.t_ring = t0 + j * cyc
-        if d.op == RAP_OP_MPYF_P_ADDF:
-            mpyf_par_addsubf(n, &c, 0)  # the dot product's step, without the dispatch
-        else:
-            err = execute_op(n, &c)
-            if err:
-                break
-        j += 1
+                o = &d.o[i]
+                if o.kind == RAP_K_DIR:
+                    c.ea[i] = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+                else:
+                    c.ea[i] = ind_address(n, o, &newar[i])
+            if d.access:
+                for k in range(d.naddr):
+                    if (d.addr_w >> k) & 1:
+                        continue
+                    i = d.addr_op[k]
+                    c.mv[i] = word_ptr(n, c.ea[i], c.rgs[i])[0]
+                    n.acc_read[c.rgs[i]] += 1
+            for k in range(d.naddr):
+                if (d.addr_u >> k) & 1:
+                    i = d.addr_op[k]
+                    n.r[RAP_REG_AR0 + d.o[i].reg] = newar[i]
+            c.nextpc = pc + 1
+            c.t_ring = t0 + j * cyc
+            if d.op == RAP_OP_MPYF_P_ADDF:
+                mpyf_par_addsubf(n, &c, 0)  # the dot product's step, without the dispatch
+            else:
+                err = execute_op(n, &c)
+                if err:
+                    break
+            j += 1
     # -- the counters of the j repetitions done, as retire() would add them
     n.cycle = t0 + j * cyc
     n.instret += j

@@ -696,10 +696,262 @@ cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
     return 0                        # NOP: its operand's address (and ARn update) only
 
 
-cdef FastOp fast_handler(int op, int nops) noexcept nogil:
-    """The fast path's handler of an operation (Decoded.fh, set at decode):
-    its own for the most frequent operations of non-repeated code, else
-    execute_op()."""
+
+
+# --- handlers per operand form (issue 16): chosen at decode when the form is
+# known to be simple, so that the handler tests no operand kind and no
+# destination: the two-operand form with a register (``_r``) or immediate
+# (``_i``) source, and the three-operand form with two register sources
+# (``_rr``), each writing R0-R7 (so the flags are set and ST is not the
+# destination: guide 3.1.7).  The bodies are op_int2's (int_op2), op_ldi's
+# and op_cmpi's, with the operand kinds taken as constants.
+
+cdef enum:
+    FORM_R = 0      # two-operand form: register source, R0-R7 destination
+    FORM_I = 1      # two-operand form: immediate source, R0-R7 destination
+    FORM_RR = 2     # three-operand form: two register sources, R0-R7 destination
+
+
+cdef inline int operand_form(Decoded* d) noexcept nogil:
+    """The simple operand form of a decoded instruction (FORM_*), or -1."""
+    if d.nops == 2 and d.o[1].kind == RAP_K_REG and d.o[1].reg < 8:
+        if d.src_imm & 1:
+            return FORM_I
+        if d.o[0].kind == RAP_K_REG:
+            return FORM_R
+    elif d.nops == 3 and d.o[0].kind == RAP_K_REG and d.o[1].kind == RAP_K_REG \
+            and d.o[2].kind == RAP_K_REG and d.o[2].reg < 8:
+        return FORM_RR
+    return -1
+
+
+cdef inline void op_int2_form(Node* n, Ctx* c, int op, int form) noexcept nogil:
+    """op_int2() for a form resolved at decode (FORM_R, FORM_I, FORM_RR):
+    the result of ``operand 1 (op) operand 0`` written to an R0-R7
+    destination, with its flags."""
+    cdef Decoded* d = c.d
+    cdef uint32_t fl = 0, mask = 0, a, b, r
+    cdef int dst
+    if form == FORM_RR:
+        a = n.r[d.o[0].reg]
+        b = n.r[d.o[1].reg]
+        dst = d.o[2].reg
+    else:
+        a = <uint32_t>d.o[0].val if form == FORM_I else n.r[d.o[0].reg]
+        dst = d.o[1].reg
+        b = n.r[dst]
+    r = int_op2(n, op, b, a, n.r[RAP_REG_ST], &fl, &mask)
+    n.r[dst] = r
+    set_flags(n, fl, mask)
+
+cdef int fh_addi_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ADDI, FORM_R)
+    return 0
+
+cdef int fh_addi_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ADDI, FORM_I)
+    return 0
+
+cdef int fh_addi_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ADDI, FORM_RR)
+    return 0
+
+cdef int fh_subi_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_SUBI, FORM_R)
+    return 0
+
+cdef int fh_subi_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_SUBI, FORM_I)
+    return 0
+
+cdef int fh_subi_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_SUBI, FORM_RR)
+    return 0
+
+cdef int fh_addc_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ADDC, FORM_R)
+    return 0
+
+cdef int fh_addc_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ADDC, FORM_I)
+    return 0
+
+cdef int fh_addc_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ADDC, FORM_RR)
+    return 0
+
+cdef int fh_subb_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_SUBB, FORM_R)
+    return 0
+
+cdef int fh_subb_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_SUBB, FORM_I)
+    return 0
+
+cdef int fh_subb_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_SUBB, FORM_RR)
+    return 0
+
+cdef int fh_ash_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ASH, FORM_R)
+    return 0
+
+cdef int fh_ash_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ASH, FORM_I)
+    return 0
+
+cdef int fh_ash_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ASH, FORM_RR)
+    return 0
+
+cdef int fh_lsh_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_LSH, FORM_R)
+    return 0
+
+cdef int fh_lsh_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_LSH, FORM_I)
+    return 0
+
+cdef int fh_lsh_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_LSH, FORM_RR)
+    return 0
+
+cdef int fh_mpyi_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_MPYI, FORM_R)
+    return 0
+
+cdef int fh_mpyi_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_MPYI, FORM_I)
+    return 0
+
+cdef int fh_mpyi_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_MPYI, FORM_RR)
+    return 0
+
+cdef int fh_and_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_AND, FORM_R)
+    return 0
+
+cdef int fh_and_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_AND, FORM_I)
+    return 0
+
+cdef int fh_and_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_AND, FORM_RR)
+    return 0
+
+cdef int fh_andn_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ANDN, FORM_R)
+    return 0
+
+cdef int fh_andn_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ANDN, FORM_I)
+    return 0
+
+cdef int fh_andn_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_ANDN, FORM_RR)
+    return 0
+
+cdef int fh_or_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_OR, FORM_R)
+    return 0
+
+cdef int fh_or_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_OR, FORM_I)
+    return 0
+
+cdef int fh_or_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_OR, FORM_RR)
+    return 0
+
+cdef int fh_xor_r(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_XOR, FORM_R)
+    return 0
+
+cdef int fh_xor_i(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_XOR, FORM_I)
+    return 0
+
+cdef int fh_xor_rr(Node* n, Ctx* c) noexcept nogil:
+    op_int2_form(n, c, RAP_OP_XOR, FORM_RR)
+    return 0
+
+cdef inline void op_ldi_form(Node* n, Ctx* c, int form) noexcept nogil:
+    """op_ldi() for FORM_R and FORM_I."""
+    cdef Decoded* d = c.d
+    cdef uint32_t r = <uint32_t>d.o[0].val if form == FORM_I else n.r[d.o[0].reg]
+    n.r[d.o[1].reg] = r
+    set_flags(n, nz_flags(r), M_LOGIC)
+
+cdef int fh_ldi_r(Node* n, Ctx* c) noexcept nogil:
+    op_ldi_form(n, c, FORM_R)
+    return 0
+
+cdef int fh_ldi_i(Node* n, Ctx* c) noexcept nogil:
+    op_ldi_form(n, c, FORM_I)
+    return 0
+
+
+cdef inline void op_cmpi_form(Node* n, Ctx* c, int form) noexcept nogil:
+    """op_cmpi() for FORM_R and FORM_I (the destination is only read)."""
+    cdef Decoded* d = c.d
+    cdef uint32_t fl = 0
+    cdef uint32_t a = <uint32_t>d.o[0].val if form == FORM_I else n.r[d.o[0].reg]
+    cdef uint32_t r = isub(n.r[d.o[1].reg], a, 0, &fl)
+    set_flags(n, cmp_flags(r, fl), M_ARITH)
+
+cdef int fh_cmpi_r(Node* n, Ctx* c) noexcept nogil:
+    op_cmpi_form(n, c, FORM_R)
+    return 0
+
+cdef int fh_cmpi_i(Node* n, Ctx* c) noexcept nogil:
+    op_cmpi_form(n, c, FORM_I)
+    return 0
+
+
+cdef FastOp form_handler(int op, int form) noexcept nogil:
+    """The handler of an operation in a simple operand form (FORM_*), or
+    NULL when it has none."""
+    if op == RAP_OP_LDI and form != FORM_RR:
+        return fh_ldi_i if form == FORM_I else fh_ldi_r
+    if op == RAP_OP_CMPI and form != FORM_RR:
+        return fh_cmpi_i if form == FORM_I else fh_cmpi_r
+    if op == RAP_OP_ADDI:
+        return fh_addi_i if form == FORM_I else (fh_addi_r if form == FORM_R else fh_addi_rr)
+    if op == RAP_OP_SUBI:
+        return fh_subi_i if form == FORM_I else (fh_subi_r if form == FORM_R else fh_subi_rr)
+    if op == RAP_OP_ADDC:
+        return fh_addc_i if form == FORM_I else (fh_addc_r if form == FORM_R else fh_addc_rr)
+    if op == RAP_OP_SUBB:
+        return fh_subb_i if form == FORM_I else (fh_subb_r if form == FORM_R else fh_subb_rr)
+    if op == RAP_OP_ASH:
+        return fh_ash_i if form == FORM_I else (fh_ash_r if form == FORM_R else fh_ash_rr)
+    if op == RAP_OP_LSH:
+        return fh_lsh_i if form == FORM_I else (fh_lsh_r if form == FORM_R else fh_lsh_rr)
+    if op == RAP_OP_MPYI:
+        return fh_mpyi_i if form == FORM_I else (fh_mpyi_r if form == FORM_R else fh_mpyi_rr)
+    if op == RAP_OP_AND:
+        return fh_and_i if form == FORM_I else (fh_and_r if form == FORM_R else fh_and_rr)
+    if op == RAP_OP_ANDN:
+        return fh_andn_i if form == FORM_I else (fh_andn_r if form == FORM_R else fh_andn_rr)
+    if op == RAP_OP_OR:
+        return fh_or_i if form == FORM_I else (fh_or_r if form == FORM_R else fh_or_rr)
+    if op == RAP_OP_XOR:
+        return fh_xor_i if form == FORM_I else (fh_xor_r if form == FORM_R else fh_xor_rr)
+    return NULL
+
+
+cdef FastOp fast_handler(Decoded* d) noexcept nogil:
+    """The fast path's handler of a decoded instruction (Decoded.fh, set at
+    decode): its operation's handler for its operand form when it has one
+    (form_handler), else its own for the most frequent operations of
+    non-repeated code, else execute_op()."""
+    cdef int op = d.op, nops = d.nops, form = operand_form(d)
+    cdef FastOp fh
+    if form >= 0:
+        fh = form_handler(op, form)
+        if fh != NULL:
+            return fh
     if op == RAP_OP_ADDI:
         return fh_addi
     if op == RAP_OP_SUBI:

@@ -6,6 +6,7 @@ operands start in, cross or leave a region, every indirect mode, stores,
 wait states, and runs cut by a cycle limit in the middle of a repetition."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from rapsim.config import MachineConfig
@@ -30,6 +31,9 @@ BODIES = [
     "STF R2, {a}\n     || STF R3, {b}",
     "ADDI {a}, R6",
     "NOP {a}",
+    "ADDI3 {a}, {b}, R5",
+    "CMPF3 {a}, {b}",
+    "LDI @0x2005, R1",
 ]
 
 
@@ -78,6 +82,7 @@ def test_fast_path_equals_general_path(body, ma, mb, count, ba, bb, ir, limit, d
 # CMPI, CMPF, STI, Bcond, DBcond, LDF, ABSF, NEGF, STF, NOP, BR, BRD, RPTS),
 # plus one that goes through execute_op; register, immediate and memory
 # operands (fetch-only instructions and the others).
+INT2 = ["ADDI", "SUBI", "ADDC", "SUBB", "ASH", "LSH", "MPYI", "AND", "ANDN", "OR", "XOR"]
 STRAIGHT = [
     "ADDI {i}, R{d}", "SUBI R{s}, R{d}", "AND {u}, R{d}", "XOR R{s}, R{d}", "MPYI R{s}, R{d}",
     "LSH {h}, R{d}", "ASH -{h}, R{d}", "ADDC R{s}, R{d}", "SUBB {i}, R{d}", "OR *AR0++, R{d}",
@@ -89,6 +94,11 @@ STRAIGHT = [
     "STF R{s}, *AR1++", "NOP", "NOP *AR0++", "RPTS {k}\n        ADDI 1, R{d}",
     "BR {next}", "BRD {next}\n        ADDI 2, R{d}\n        NOP\n        LSH 1, R{s}",
 ]
+# every operation with handlers per operand form (ops.pxi form_handler) in
+# each of its forms: register and immediate source, three registers, and an
+# AR destination (no form handler)
+STRAIGHT += [f"{op} R{{s}}, R{{d}}" for op in INT2] + [f"{op} {{u}}, R{{d}}" for op in INT2] \
+    + [f"{op}3 R{{s}}, R{{d}}, R{{e}}" for op in INT2] + [f"{op} {{u}}, AR3" for op in INT2]
 CONDS = ["Z", "NZ", "LT", "GE", "GT", "LE", "C", "NC", "V", "NV", "U"]
 
 
@@ -127,3 +137,24 @@ def test_fast_path_handlers_equal_general_path(code, passes, delayed, limit, sra
     fast = _run(src, limit, False, 1, sram_wait)
     assert fast["event"] != "error", fast["messages"]
     assert fast == _run(src, limit, True, 1, sram_wait)
+
+
+LOGIC = ["AND", "ANDN", "OR", "XOR"]                  # (unsigned immediates)
+FORMS = [(op, form) for op in INT2 + ["LDI", "CMPI"] for form in ("R1, R5", "13, R5", "300, R5", "R1, AR3")] \
+    + [(op, "-3, R5") for op in INT2 + ["LDI", "CMPI"] if op not in LOGIC] \
+    + [(op + "3", "R1, R5, R3") for op in INT2]
+
+
+@pytest.mark.parametrize("op,operands", FORMS)
+def test_operand_form_handlers_equal_general_path(op, operands):
+    """Each operation with handlers per operand form (ops.pxi form_handler)
+    in each form, run twice (the first run of an instruction decodes it
+    through step(); the second takes its handler) from values that make
+    every operation's result differ from the others'."""
+    src = ("        .global start\nstart:\n        LDI 1, AR4\n"
+           + "".join(f"        LDI {v}, R{r}\n" for r, v in enumerate([9, -77, 5, 3, 6, 0x1234, 2, 8]))
+           + f"top:    {op} {operands}\n        ADDI R5, R6\n        XOR R3, R7\n        DBU AR4, top\n"
+           + "        SWI\n")
+    fast = _run(src, None, False, 0)
+    assert fast["event"] != "error", fast["messages"]
+    assert fast == _run(src, None, True, 0)
