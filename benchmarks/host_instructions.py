@@ -9,10 +9,13 @@ not counted (with a fixed PYTHONHASHSEED, so that both runs start alike,
 and one BLAS thread: numpy's idle BLAS threads otherwise spin for a time
 that grows with the run).
 
-    python benchmarks/host_instructions.py [dot|branchy|nn ...]
+    python benchmarks/host_instructions.py [dot|branchy|nn|ring64|compute16 ...]
 
 Needs valgrind on PATH.  Lengths: branchy 20,000 and 120,000 loop
-iterations; dot and nn 200 and 1,200 outer passes.
+iterations; dot and nn 200 and 1,200 outer passes.  ``ring64`` and
+``compute16`` are bench_ring.py's ring-bound loop on 64 nodes (50 and 150
+rounds) and compute-bound kernel on 16 nodes (100 and 300 rounds), per
+simulated node-cycle (one thread).  Without arguments: dot, branchy, nn.
 """
 from __future__ import annotations
 
@@ -27,6 +30,9 @@ KERNELS = {
     "dot": ("dot_program", "outer", (200, 1200)),
     "branchy": ("branchy_program", "iterations", (20_000, 120_000)),
     "nn": ("nn_program", "passes", (200, 1200)),
+    # bench_ring.py's machines: host instructions per simulated node-cycle
+    "ring64": ("ring", 64, (50, 150)),
+    "compute16": ("compute", 16, (100, 300)),
 }
 
 _RUN = """
@@ -38,12 +44,28 @@ print(bench_sim._run(sim))
 """
 
 
+_RUN_MACHINE = """
+import sys
+sys.path.insert(0, {bench!r})
+import bench_ring
+bench_ring.ROUNDS[{kind!r}][{nodes}] = {length}
+sim = bench_ring._simulator({kind!r}, {nodes})
+res = sim.run()
+assert res.event == "done", res.messages
+print(sum(sim.core.cycle(n) for n in range({nodes})))
+"""
+
+
 def _measure(name: str, length: int, workdir: str) -> tuple[int, int]:
-    """(host instructions, simulated instructions) of one run."""
+    """(host instructions, simulated instructions -- node-cycles for the
+    machines of bench_ring.py) of one run."""
     fn, arg, _ = KERNELS[name]
     out = os.path.join(workdir, f"{name}.{length}.out")
-    code = _RUN.format(bench=os.path.dirname(os.path.abspath(__file__)), fn=fn, arg=arg,
-                       length=length)
+    bench = os.path.dirname(os.path.abspath(__file__))
+    if isinstance(arg, int):
+        code = _RUN_MACHINE.format(bench=bench, kind=fn, nodes=arg, length=length)
+    else:
+        code = _RUN.format(bench=bench, fn=fn, arg=arg, length=length)
     proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                            sys.executable, "-c", code], capture_output=True, text=True,
                           env=dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1",
@@ -59,7 +81,7 @@ def _measure(name: str, length: int, workdir: str) -> tuple[int, int]:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(KERNELS)
+    names = argv or ["dot", "branchy", "nn"]
     for name in names:
         if name not in KERNELS:
             print(f"host_instructions: unknown kernel {name!r} (one of {', '.join(KERNELS)})",
@@ -73,8 +95,9 @@ def main(argv: list[str]) -> int:
             short, long_ = KERNELS[name][2]
             h1, s1 = _measure(name, short, workdir)
             h2, s2 = _measure(name, long_, workdir)
+            unit = "node-cycle" if isinstance(KERNELS[name][1], int) else "instruction"
             print(f"{name:8s} {(h2 - h1) / (s2 - s1):7.1f} host instructions per simulated "
-                  f"instruction ({s2 - s1} simulated instructions)")
+                  f"{unit} ({s2 - s1} simulated {unit}s, {h2 - h1} host instructions)")
     return 0
 
 

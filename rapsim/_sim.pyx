@@ -29,6 +29,7 @@ include "core/periph.pxi"
 include "core/execute.pxi"
 include "core/ops.pxi"
 include "core/fast.pxi"
+include "core/ringfast.pxi"
 include "core/probe.pxi"
 include "core/schedule.pxi"
 
@@ -127,6 +128,7 @@ cdef void reset_node(Node* n) noexcept nogil:
         n.grp_ready[i] = 0
     cache_clear(n)
     n.pend_valid = 0
+    n.rdec.valid = 0
     n.lb = 0
     periph_reset(n)
 
@@ -270,6 +272,7 @@ cdef class Machine:
         if reg < 0 or reg >= RAP_NUM_REGISTERS:
             raise IndexError(reg)
         write_reg(self._node(i), reg, value)
+        self._node(i).rdec.valid = 0     # a waiting ring repetition decodes again
 
     def get_exp(self, int i, int reg):
         """Bits 39-32 (the exponent, signed) of R0-R7."""
@@ -294,6 +297,7 @@ cdef class Machine:
         n.pc = pc & 0xFFFFFF
         n.prev_pc = NO_PC
         n.pend_valid = 0
+        n.rdec.valid = 0
         n.dslots = 0
         n.rpts = 0
         n.rpts_ring = 0

@@ -518,7 +518,14 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
 
 cdef int exec_par_store(Node* n, Ctx* c, int op) noexcept nogil:
     """An operation in parallel with a store: ``OP [src1,] src2, dst1 || STx
-    src3, dst2``.  The stored register is read before the operation writes."""
+    src3, dst2`` (par_store)."""
+    return par_store(n, c, op)
+
+
+cdef inline int par_store(Node* n, Ctx* c, int op) noexcept nogil:
+    """exec_par_store's body, inline so that a handler passing its operation
+    as a constant (fh_ldi_p_sti) drops the choice.  The stored register is
+    read before the operation writes."""
     cdef Decoded* d = c.d
     cdef int nops = d.nops, three = d.nops == 5
     cdef int dst = d.o[2].reg if three else d.o[1].reg
@@ -696,6 +703,14 @@ cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
     return 0                        # NOP: its operand's address (and ARn update) only
 
 
+cdef int fh_par_store(Node* n, Ctx* c) noexcept nogil:
+    return exec_par_store(n, c, c.d.op)    # OP || STx
+
+cdef int fh_ldi_p_sti(Node* n, Ctx* c) noexcept nogil:
+    return par_store(n, c, RAP_OP_LDI_P_STI)   # the ring loops' read-and-store
+
+cdef int fh_ldf_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_store(n, c, RAP_OP_LDF_P_STF)
 
 
 # --- handlers per operand form (issue 16): chosen at decode when the form is
@@ -1008,4 +1023,16 @@ cdef FastOp fast_handler(Decoded* d) noexcept nogil:
         return fh_rpts
     if op == RAP_OP_NOP:
         return fh_nop
+    if op == RAP_OP_LDI_P_STI:
+        return fh_ldi_p_sti
+    if op == RAP_OP_LDF_P_STF:
+        return fh_ldf_p_stf
+    if op == RAP_OP_ADDI_P_STI \
+            or op == RAP_OP_SUBI_P_STI or op == RAP_OP_MPYI_P_STI or op == RAP_OP_AND_P_STI \
+            or op == RAP_OP_OR_P_STI or op == RAP_OP_XOR_P_STI or op == RAP_OP_ASH_P_STI \
+            or op == RAP_OP_LSH_P_STI or op == RAP_OP_ABSI_P_STI or op == RAP_OP_NEGI_P_STI \
+            or op == RAP_OP_NOT_P_STI or op == RAP_OP_FIX_P_STI or op == RAP_OP_ADDF_P_STF \
+            or op == RAP_OP_SUBF_P_STF or op == RAP_OP_MPYF_P_STF or op == RAP_OP_ABSF_P_STF \
+            or op == RAP_OP_NEGF_P_STF or op == RAP_OP_FLOAT_P_STF:
+        return fh_par_store     # the operations execute_op() leaves to exec_par_store()
     return execute_op

@@ -67,6 +67,9 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             budget[0] -= 1
             fast_step(n)
         else:
+            # RPTS over RING_DATA: its repetitions while the links allow (ringfast.pxi)
+            if n.rpts_ring and n.rpts == 2 and ring_rpts(n, limit, budget):
+                continue
             budget[0] -= 1
             step(n)
     if n.status != ST_RING_SYNC:        # step() set the bound of a RING_STAT wait
@@ -227,6 +230,55 @@ cdef inline void note_stop(Sched* s, int i) noexcept nogil:
         rap_spin_unlock(&s.ctl)
 
 
+cdef inline bint rotation_ready(Node* n, int64_t lim) noexcept nogil:
+    """Is n waiting for a committed rotation with an RPTS repetition over
+    RING_DATA that ring_rpts (ringfast.pxi) runs, below lim?"""
+    return n.status == ST_RING_WRITE and n.rout.count == 2 and n.rout.rotate_at < T_NEVER \
+        and n.rpts == 2 and n.rpts_ring and n.pend_valid and n.pend_fetch_rg == RG_NONE \
+        and not n.periph_on and not n.dslots and n.probe == NULL and n.cycle < lim
+
+
+cdef void rotation_rounds(Sched* s, int64_t* budget) noexcept nogil:
+    """A full ring of RPTS read-and-forwards over RING_DATA moving by
+    rotations, the next one committed (ring_rotation): run each node's
+    waiting repetition (ring_rpts), node after node, and commit the next
+    rotation at once, while every node waits for it again.  These are the
+    turns the scheduler's passes would give (the same functions, the same
+    order of decisions by cycle stamps: any order gives the same results),
+    without a pass's bookkeeping for each node.  It leaves the rest to the
+    passes as soon as a node is in any other state (its RPTS ended, a stop,
+    the horizon, the budget), before or after its turn; not with a quantum
+    (its own limits per turn) or from a thread of a node group."""
+    cdef Node* nodes = s.nodes
+    cdef int count = s.count, j, i
+    cdef int64_t lim
+    cdef Node* n
+    if s.quantum > 0:
+        return
+    while True:
+        lim = rap_load64(&s.horizon)
+        if budget[0] < count:
+            return
+        for j in range(count):
+            if not rotation_ready(&nodes[j], lim):
+                return
+        for j in range(count):
+            i = s.order[j]
+            n = &nodes[i]
+            if n.cycle >= rap_load64(&s.horizon):
+                continue                # left waiting: a pass finds it at the horizon
+            n.status = ST_RUNNING
+            if ring_rpts(n, rap_load64(&s.horizon), budget) == 0:
+                return                  # not ring_rpts' case after all: the passes run it
+            if stop_event(n.status) >= 0:
+                note_stop(s, i)
+        for j in range(count):
+            if nodes[j].status != ST_RING_WRITE:
+                return
+        if not ring_rotation(nodes, count):
+            return
+
+
 cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* active,
                     int64_t* budget, int64_t chunk=0, int* coarse=NULL) noexcept nogil:
     """Give each node of order[0..norder) its turn: run it until it stops,
@@ -303,6 +355,8 @@ cdef int sched_settle(Sched* s, int active, int progress, int* who, int64_t* bud
         # for the next one: commit it now rather than after a pass that
         # finds nobody can move (the same state, so the same cycle T)
         s.rotated = ring_rotation(nodes, count)
+        if s.rotated:
+            rotation_rounds(s, budget)
         return -1
     # nobody moved: are the waiting nodes only waiting for the limit?
     for i in range(count):
@@ -415,11 +469,16 @@ cdef enum:
 
 
 cdef struct Worker:
+    # One per thread, in one array: the budget is written at every simulated
+    # instruction (run_node), so each record is padded to keep the others
+    # off its cache lines (two threads writing one line slow both down).
+    char pad0[64]
     Sched* s
     int32_t* order          # this group's nodes, in the run's order
     int norder
     int64_t budget          # instructions this thread may run before the call yields
     rap_thread_t tid
+    char pad1[64]
 
 
 cdef inline void sched_request_stop(Sched* s, int ev) noexcept nogil:

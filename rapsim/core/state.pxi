@@ -162,6 +162,22 @@ cdef struct Link:
                         # rotation of a full ring, ring.pxi); T_NEVER otherwise
     int shared          # the writer and the reader run on different host threads (schedule.pxi)
     int lock            # ... then every access holds this spin lock (sync.pxi, ring.pxi)
+    char pad[64]        # links are in one array: keeps a link off its neighbours' cache lines
+                        # (two host threads writing one line slow both down, schedule.pxi)
+
+
+cdef struct RingDec:
+    # The decode of an RPTS repetition over RING_DATA that had to wait
+    # (ring_rpts, ringfast.pxi): its retry reuses it, since a waiting node
+    # does not move (the same cycle, registers and instruction).
+    int valid               # 0: none (reset, a register or the PC set from the host)
+    int rd                  # the operand that reads RING_DATA, or -1
+    int wr                  # the operand that writes RING_DATA, or -1
+    int64_t cycle           # the node's cycle when it was decoded
+    int64_t stall           # its register-conflict stall (guide 8.2.2)
+    uint32_t ea[6]          # effective addresses, regions and new ARn of the
+    uint32_t newar[6]       # memory operands, by operand index (execute.pxi Ctx)
+    int rgs[6]
 
 
 cdef struct Periph:
@@ -272,7 +288,11 @@ cdef struct Node:
     int64_t sync_seen[9]    # what a RING_STAT wait last saw of its links and neighbours (ring.pxi)
     int64_t wait_t          # a ring wait: the cycle the waiting instruction issues at
     int wait_reads          # a ring wait: the waiting instruction reads RING_DATA
+    RingDec rdec            # a waiting RPTS repetition over RING_DATA: its decode (ringfast.pxi)
     # on-chip peripherals (periph.pxi); the hot loop looks only at periph_on
     int periph_on           # a DMA transfer runs, a timer counts, or IDLE waits for them
     Periph p
     void* probe             # instrumentation (a Probe, probe.pxi); NULL: none
+    char pad[64]            # nodes are in one array: the last fields of one node and the
+                            # registers of the next, run by another host thread, never
+                            # share a cache line (schedule.pxi)

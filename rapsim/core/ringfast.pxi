@@ -1,0 +1,162 @@
+# RPTS repetitions over RING_DATA (issue 16): the ring-bound loops of the
+# collectives (a read-and-forward, or a read with a store, repeated by RPTS,
+# guide 7.1.1) without step()'s general checks and without failed tries.
+#
+# The general path (step(), execute.pxi) decides such a repetition as
+# decode, ring test, read, commit, execute, retire; when the ring test fails
+# (ring.pxi: no word in the input latch, or the output latch full) it keeps
+# the instruction (Node.pend_ins) and the scheduler tries it again when the
+# link changes.  On a full ring that moves by rotations every repetition
+# waits once, so step() ran twice per repetition: once to find the output
+# latch full, once to do it.
+#
+# ring_rpts() runs the same stages in the same order with the same
+# functions (ind_address, ring_read_ready / ring_write_ready, ring_take /
+# ring_put, the operation's handler, retire(), ring_wait()), so every cycle,
+# stall and access counter, register and memory word is the one step()
+# gives; it only leaves out what cannot happen in its case, and goes on with
+# the next repetition in the same call while the links allow it:
+#   * the node is in an RPTS repetition (Node.rpts == 2) found to touch the
+#     ring (rpts_ring), no peripheral is on (periph_on: a DMA channel, a
+#     timer, IDLE -- step() runs those), no delay slot is pending, and an
+#     instruction kept after a ring wait is a repetition (it fetches
+#     nothing: pend_fetch_rg == RG_NONE); interrupts are never taken inside
+#     RPTS (step(): guide 7.1.1, 7.6);
+#   * its memory operands are RING_DATA (at most one read and one write)
+#     and plain memory.  Anything else (RING_STAT, RING_FWD, the host-call
+#     register, a peripheral register, an unmapped address, two ring reads,
+#     a forward with a write) is found before anything is changed, and the
+#     repetition is left to step(), which reports the error or does it.
+# When the repetition must wait, the node is parked exactly as step()'s
+# failed try parks it (ring_wait: pend_ins, pend_valid, wait_t, wait_reads,
+# the status), and the scheduler wakes it when the link changes
+# (may_proceed, schedule.pxi).  tests/speed/test_recorded_reference.py,
+# tests/ring/ and tests/speed/test_ring_fast.py check that results and
+# counters are those of the general path.
+
+
+cdef inline int ring_rpts_decode(Node* n, Decoded* d, RingDec* r) noexcept nogil:
+    """The decode stage of step() for a repetition over RING_DATA: the
+    register-conflict stall and the effective addresses (no ARn is changed
+    yet), into r.  0 if the repetition is not of ring_rpts' kind (step()
+    runs it)."""
+    cdef Opnd* o
+    cdef uint32_t a
+    cdef int i, k, rg
+    r.cycle = n.cycle
+    r.stall = conflict_stall(n, d.uses, n.cycle) if d.uses else 0
+    r.rd = -1
+    r.wr = -1
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        o = &d.o[i]
+        if o.kind == RAP_K_DIR:
+            a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+        else:
+            a = ind_address(n, o, &r.newar[i])
+        r.ea[i] = a
+        rg = region_of(n, a)
+        r.rgs[i] = rg
+        if rg >= RG_RINGIO:
+            if a != RAP_RING_DATA:
+                return 0
+            if (d.addr_w >> k) & 1:
+                if r.wr >= 0:
+                    return 0
+                r.wr = i
+            elif r.rd >= 0:
+                return 0
+            else:
+                r.rd = i
+    if r.rd < 0 and r.wr < 0:
+        return 0
+    return not (r.rd >= 0 and r.wr >= 0 and n.fwd_count > 0)     # else ERR_RING_MULTI
+
+
+cdef int64_t ring_rpts(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """Run the next RPTS repetitions of n over RING_DATA while the links allow
+    (see above).  Returns the repetitions done plus one if the node was
+    parked or stopped; 0 if the next repetition is not of this kind (the
+    caller runs it through step(), nothing was changed).  budget[0] is
+    decremented by the repetitions done."""
+    cdef Decoded* d
+    cdef RingDec* r = &n.rdec
+    cdef Ctx c
+    cdef uint32_t pc = n.rpts_pc
+    cdef int i, k, rg, err, fwd
+    cdef int64_t t, t_ring, t_read, when, done = 0
+    if n.periph_on or n.dslots or (n.pend_valid and n.pend_fetch_rg != RG_NONE):
+        return 0
+    while True:
+        # step() runs a kept instruction from pend_ins (a copy of rpts_ins);
+        # a node that waited has not moved, so its decode is the one kept
+        if n.pend_valid:
+            d = &n.pend_ins
+            if not (r.valid and r.cycle == n.cycle) and not ring_rpts_decode(n, d, r):
+                return done
+        else:
+            d = &n.rpts_ins
+            if not d.access or not ring_rpts_decode(n, d, r):
+                return done
+        r.valid = 0
+        t = n.cycle + r.stall
+        fwd = r.rd >= 0 and n.fwd_count > 0
+        # -- the ring tests of step(): the read at t_read, the write at t_ring
+        t_ring = t
+        t_read = t
+        if r.rd >= 0:
+            if not ring_read_ready(n.rin, t, &when):
+                r.valid = 1
+                ring_wait(n, d, RG_NONE, ST_RING_READ)
+                return done + 1
+            t_ring = when
+            t_read = when
+        if r.wr >= 0 or fwd:
+            if not ring_write_ready(n.rout, t_ring, &when):
+                n.wait_t = t
+                n.wait_reads = r.rd >= 0
+                r.valid = 1
+                ring_wait(n, d, RG_NONE, ST_RING_WRITE)
+                return done + 1
+            t_ring = when
+        n.pend_valid = 0
+        # -- read memory operands (an RPTS repetition fetches nothing)
+        acc_clear(&c.acc)
+        for k in range(d.naddr):
+            i = d.addr_op[k]
+            c.ea[i] = r.ea[i]
+            rg = r.rgs[i]
+            c.rgs[i] = rg
+            if (d.addr_w >> k) & 1:
+                continue
+            if rg == RG_RINGIO:
+                c.mv[i] = ring_take(n.rin, t_ring)
+                n.ring_received += 1
+                if fwd:
+                    ring_put(n.rout, c.mv[i], t_ring)
+                    n.fwd_count -= 1
+                    n.ring_forwarded += 1
+            else:
+                c.mv[i] = word_ptr(n, r.ea[i], rg)[0]
+            n.acc_read[rg] += 1
+            acc_add(n, &c.acc, rg)
+        # -- keep ARn updates, in commit order (see step())
+        for k in range(d.naddr):
+            if (d.addr_u >> k) & 1:
+                i = d.addr_op[k]
+                n.r[RAP_REG_AR0 + d.o[i].reg] = r.newar[i]
+        # -- execute (a ring write goes through store_op at c.t_ring), retire
+        c.d = d
+        c.pc = pc
+        c.nextpc = pc + 1
+        c.t_ring = t_ring
+        c.hostcall = 0
+        err = d.fh(n, &c)
+        budget[0] -= 1
+        if err:
+            fail(n, err, pc, d.word, n.err_addr)
+            return done + 1
+        retire(n, &c, r.stall, t, t_read, t_ring, 0, 0, 2)
+        done += 1
+        if n.status != ST_RUNNING or n.rpts != 2 or n.cycle >= limit or budget[0] <= 0:
+            return done
