@@ -93,13 +93,17 @@ def check_layout(plan: Plan, image: Image) -> None:
 
 
 def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None,
-                    host_hooks=(), mapping=None, overlap: str | None = None) -> Program:
+                    host_hooks=(), mapping=None, overlap: str | None = None,
+                    collectives: str = "auto") -> Program:
     """Lower, generate, assemble and link ``network`` for ``nodes`` nodes,
     with ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`; default:
     the description's, else rows).  ``host_hooks``: the hook points
     (rapsim.compiler.behaviours.HookPoint) where the program calls the host
     for a host callback.  ``overlap``: the --overlap option (default: the
-    description's; rapsim.compiler.overlap)."""
+    description's; rapsim.compiler.overlap).  ``collectives``: the
+    --collectives option (rapsim.compiler.collectives)."""
+    from rapsim.compiler.collectives import check_mode
+    check_mode(collectives)
     if mapping is None:
         from rapsim.compiler.mapping import resolve
         from rapsim.compiler.pipeline import apply_schedule
@@ -108,6 +112,7 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     plan = lower(network, nodes, memory, mapping)
     plan.host_hooks = list(host_hooks)
     plan.overlap = overlap
+    plan.collectives = collectives
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
 
 

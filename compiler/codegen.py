@@ -332,8 +332,25 @@ class _Gen:
 
     def gather(self, lp: LayerPlan, buf) -> None:
         if self.split(lp):
-            self.e.call("_ring_allgather", [Addr(buf.name), self.off_table(lp)],
-                        comment=f"all-gather {buf.name}")
+            self.layer_collective("allgather", lp, buf, f"all-gather {buf.name}")
+
+    def layer_collective(self, kind: str, lp: LayerPlan, buf, comment: str) -> None:
+        """The all-gather or reduce-scatter of ``buf`` over the layer's
+        split: the chain or the rotation, whichever --collectives and the
+        cycle formulas choose (rapsim.compiler.collectives), the rotation
+        with its plan in the data; the choice goes to plan.collective_report."""
+        from rapsim.compiler.collectives import choose
+        c = choose(kind, lp.split.off, buf.region or "sram", self.p.collectives)
+        args = [Addr(buf.name), self.off_table(lp)]
+        if c.plan is not None:
+            args.append(self.table(f"rot{kind[0]}_{lp.name}", c.plan))
+        self.e.call(c.routine, args, comment=f"{comment} ({c.routine})")
+        report = self.p.collective_report
+        if not any(r["layer"] == lp.name and r["collective"] == kind for r in report):
+            report.append({"layer": lp.name, "collective": kind, "routine": c.routine,
+                           "chain_cycles": round(c.chain_cycles),
+                           "rotation_cycles": None if c.rotation_cycles is None
+                           else round(c.rotation_cycles)})
 
     # -- behaviours -------------------------------------------------------------------
     def hook(self, event: str, layer: str | None = None) -> None:
@@ -499,8 +516,7 @@ class _Gen:
                                    [lp.split.lo(k) for k in range(self.n)]), delta, rows],
                comment="this node's error signal into the whole vector")
         if self.split(lp):
-            e.call("_ring_allgather", [Addr(dall), self.off_table(lp)],
-                   comment=f"all-gather {dall}")
+            self.layer_collective("allgather", lp, lp.dwhole, f"all-gather {dall}")
         return dall
 
     def backward_blocks(self, lp: LayerPlan, delta: Addr, rows) -> None:
@@ -552,8 +568,8 @@ class _Gen:
                    comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "
                            f"({self.by_source_what(cp)})")
         if self.split(lp):
-            e.call("_ring_reduce_scatter", [pnet, self.off_table(lp)],
-                   comment=f"sum the partial net inputs of {lp.name}")
+            self.layer_collective("reduce_scatter", lp, lp.pnet,
+                                  f"sum the partial net inputs of {lp.name}")
         self.net_from_sums(lp)
 
     def backward_transposed(self, lp: LayerPlan, delta: Addr, rows) -> None:
@@ -841,8 +857,8 @@ class _Gen:
                 self.output_error(lp, act)
             else:
                 if lp.reduced and self.split(lp) and name not in self.rs_overlapped:
-                    e.call("_ring_reduce_scatter", [Addr(lp.err.name), self.off_table(lp)],
-                           comment=f"sum the partial errors of {name}")
+                    self.layer_collective("reduce_scatter", lp, lp.err,
+                                          f"sum the partial errors of {name}")
                 self.hidden_error(lp, act)
             if lp.bias:
                 self.update_vector(*self.target(Addr(lp.bias.name), lp.bias_m, f"b{name}"),

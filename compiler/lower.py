@@ -321,6 +321,12 @@ class Plan:
     #: with an update or left blocking and why (set by codegen:
     #: ``{"layer", "overlapped", "during", "reason"}``; docs/compiler.md)
     overlap_report: list = field(default_factory=list)
+    #: --collectives: "auto", "chain" or "rotation" (rapsim.compiler.collectives;
+    #: set by compile_network), and the choice made for each layer's
+    #: all-gather and reduce-scatter (set by codegen: ``{"layer", "collective",
+    #: "routine", "chain_cycles", "rotation_cycles"}``)
+    collectives: str = "auto"
+    collective_report: list = field(default_factory=list)
 
     @property
     def hybrid(self) -> bool:

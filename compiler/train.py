@@ -92,6 +92,9 @@ class TrainResult:
     frame_outputs: np.ndarray | None = None
     #: overlap ring: each reduce-scatter, overlapped or blocking and why (Plan.overlap_report)
     overlap_report: list = field(default_factory=list)
+    #: each layer's all-gather and reduce-scatter: chain or rotation, and the
+    #: cycles of both (Plan.collective_report; rapsim.compiler.collectives)
+    collectives: list = field(default_factory=list)
 
     @property
     def simulated_seconds(self) -> float:
@@ -146,6 +149,7 @@ class TrainResult:
         }
         if self.overlap != "off":       # each reduce-scatter: overlapped, or blocking and why
             out["overlap_collectives"] = self.overlap_report
+        out["collectives"] = self.collectives
         return out
 
 
@@ -401,7 +405,8 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                                          if streaming else ""),
                        state, sched.stats, mapping, n_valid, program.plan.overlap,
                        pipe, frames, host.frame_outputs if framed else None,
-                       list(program.plan.overlap_report))
+                       list(program.plan.overlap_report),
+                       collectives=list(program.plan.collective_report))
 
 
 def _hook_host(program: Program, callbacks: dict | None, host: TrainingHost, sim):

@@ -296,6 +296,37 @@ def _reduce_scatter(V, s, N, a, chip, empty=0, leading=0):
     return 2 * a * V + per_node * N + 85
 
 
+def _rotation(V, N):
+    """Phases of a rotation on the even split of V over N (the compiler's
+    tables: the first V mod N nodes one word more): q full phases and a
+    last one (pad = 1) with r = V mod N words, the rest pads."""
+    q, r = divmod(V, N)
+    return q, 1 if r else 0, r
+
+
+def _allgather_rot(V, s, N, a, chip):
+    # a phase: N - 1 words one hop a cycle each (a store each: x in DRAM
+    # a cycles), two RPTS set-ups (the wrap from node 0 to N-1) and about
+    # 35 cycles of own word, RING_FWD and plan loads; a third segment where
+    # the stride changes (uneven split); the last phase stores r words and
+    # reads the rest as pads (firmware.md 10, "Rotations"; measured on 4-64
+    # nodes)
+    if N < 2:
+        return 0
+    q, pad, r = _rotation(V, N)
+    return q * (a * N + 43 + 12 * pad) + pad * (N + (a - 1) * r + 103) + 99 + N
+
+
+def _rs_rot(V, s, N, a, chip):
+    # a phase: N - 1 words at 2 cycles a hop (a ring read and a ring write:
+    # the expansion bus), x read beside it (DRAM: a - 1 cycles more a word),
+    # segment set-ups as the all-gather's (firmware.md 10, "Rotations")
+    if N < 2:
+        return 0
+    q, pad, r = _rotation(V, N)
+    return q * ((a + 1) * N + 51 + 14 * pad) + pad * (2 * N + (a - 1) * r + 97) + 105 + N
+
+
 COLLECTIVES: dict[str, Collective] = {
     "_ring_allgather": Collective(_allgather, "firmware.md 10: V + 7N + 80 (x in DRAM: 3V; "
                                               "empty slices: 1 a node + 115, + 80 leading)"),
@@ -307,6 +338,14 @@ COLLECTIVES: dict[str, Collective] = {
                                   "reduce-scatter + all-gather"),
     "_ring_barrier": Collective(lambda V, s, N, a, chip, empty=0, leading=0: 2 * N + 35,
                                 "firmware.md 10: 2N + 35"),
+    # the rotations are chosen on even splits only (compiler/collectives.py):
+    # no empty slices there
+    "_ring_allgather_rot": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
+                                      _allgather_rot(V, s, N, a, chip),
+                                      "firmware.md 10 Rotations: q (N + 43) + 99 + N (even split)"),
+    "_ring_rs_rot": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
+                               _rs_rot(V, s, N, a, chip),
+                               "firmware.md 10 Rotations: q (2N + 51) + 105 + N (even split)"),
     # the local softmax of the largest slice, then _ring_maxf (5N + 20) and
     # _ring_sumf (3N + 20)
     "_vsoftmax_ring": Collective(lambda V, s, N, a, chip, empty=0, leading=0: 33 * s + 153 + 8 * N + 40,

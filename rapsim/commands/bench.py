@@ -197,14 +197,18 @@ def measure_point(point: dict, threads: int = 1) -> dict:
     mapping, batch = point.get("mapping", "rows"), int(point.get("batch", 1))
     schedule = point.get("schedule", "lockstep")
     overlap = point.get("overlap", "off")
+    collectives = point.get("collectives", "auto")
     rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}")
                  + ("" if overlap == "off" else f" overlap {overlap}")
+                 + ("" if collectives == "auto" else f" {collectives}")
                  + ("" if schedule == "lockstep" else f" {schedule}"),
                  "layers": fam.layers(size), "nodes": nodes, "mapping": mapping,
                  "schedule": schedule,
                  "boards": -(-nodes // NODES_PER_BOARD), "units_per_node": size / nodes}
     if overlap != "off":
         rec["overlap"] = overlap
+    if collectives != "auto":
+        rec["collectives"] = collectives
     if mapping in ("data", "hybrid"):
         # every node trains W and W + K batches of B patterns (and evaluates as many)
         rec["batch"] = batch
@@ -221,7 +225,7 @@ def measure_point(point: dict, threads: int = 1) -> dict:
                                       # a pipeline places the layers itself (rows: no preset)
                                       None if (mapping, schedule) == ("rows", "pipeline")
                                       else mapping, batch, schedule),
-                                  overlap=overlap)
+                                  overlap=overlap, collectives=collectives)
         rec.update(_prediction(mnet, config, program.plan))
         t1 = time.perf_counter()
         runs, profiles = [], []
@@ -408,6 +412,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="overlapped collectives to sweep as a dimension (off, on = ring; "
                         "default off): the table and the plot get a line per value "
                         "(docs/compiler.md, \"Overlapped collectives\")")
+    s.add_argument("--collectives", metavar="MODE", default="auto",
+                   help="the layers' all-gathers and reduce-scatters: auto (default: the "
+                        "cheaper of chain and rotation by their cycle formulas), chain, rotation "
+                        "(docs/compiler.md, \"Collectives: chains and rotations\")")
     s.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
                         "(default 1); their points count W and K batches of N x B patterns")
@@ -455,6 +463,7 @@ class Sweep:
     batch: int = 1
     overlaps: tuple = ("off",)
     schedules: tuple = ("lockstep",)
+    collectives: str = "auto"
 
     def points(self) -> list[dict]:
         pts = []
@@ -471,6 +480,8 @@ class Sweep:
                         p["overlap"] = o
                     if sc != "lockstep":        # and so do lock-step ones
                         p["schedule"] = sc
+                    if self.collectives != "auto":
+                        p["collectives"] = self.collectives
                     if self.machine:
                         p["machine"] = dict(self.machine)
                     if self.profile:
@@ -518,8 +529,10 @@ def sweep_from_args(args) -> Sweep:
                        f"--mapping data or hybrid")
     overlaps = _overlaps(args.overlap) if args.overlap else ["off"]
     schedules = _schedules(args.schedule) if args.schedule else ["lockstep"]
+    from rapsim.compiler.collectives import check_mode
     sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
-               tuple(mappings), args.batch, tuple(overlaps), tuple(schedules))
+               tuple(mappings), args.batch, tuple(overlaps), tuple(schedules),
+               check_mode(args.collectives))
     for n in nodes:                               # bad machine options fail here, not in a worker
         point_config({"nodes": n, "machine": machine})
     return sw

@@ -72,6 +72,23 @@ def overlap_argument(p: argparse.ArgumentParser) -> None:
                         "(default: the description's, else off)")
 
 
+def collectives_argument(p: argparse.ArgumentParser) -> None:
+    """--collectives (docs/compiler.md, "Collectives: chains and rotations")."""
+    from rapsim.compiler.collectives import MODES
+    p.add_argument("--collectives", metavar="MODE", choices=MODES, default="auto",
+                   help="the layers' all-gathers and reduce-scatters: auto (default: the "
+                        "cheaper of chain and rotation by their cycle formulas; the results are "
+                        "the same bit for bit), chain, rotation")
+
+
+def collective_lines(report: list) -> list[str]:
+    """One line per layer collective: the routine chosen and both formulas."""
+    return [f"{r['collective']} {r['layer']}: {r['routine']} (predicted: chain "
+            f"{r['chain_cycles']}, rotation "
+            f"{'-' if r['rotation_cycles'] is None else r['rotation_cycles']} cycles)"
+            for r in report]
+
+
 def resolve_mapping(args, net, nodes: int, memory=None):
     """The Mapping of the options and the description, with its schedule
     (``--mapping auto``: the cost model's choice, rapsim.compiler.plan, its
@@ -120,6 +137,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     params_argument(p)
     mapping_arguments(p)
     overlap_argument(p)
+    collectives_argument(p)
     add_machine_arguments(p)
 
 
@@ -207,8 +225,10 @@ def run(args) -> int:
                        weights_file_words(prog.plan, weights).astype("<u4").tobytes())
     else:
         prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
-                               overlap=args.overlap)
+                               overlap=args.overlap, collectives=args.collectives)
     print(describe_mapping(mapping, net))
+    if not args.forward_only and prog.plan.collective_report:
+        print("\n".join(collective_lines(prog.plan.collective_report)))
     if not args.forward_only and prog.plan.overlap != "off":
         from rapsim.compiler.overlap import report_lines
         print("\n".join(report_lines(prog.plan.overlap_report)))

@@ -27,7 +27,8 @@ EXIT_MACHINE_STOPPED = 3
 
 
 def add_arguments(p) -> None:
-    from rapsim.commands.cc import mapping_arguments, overlap_argument, params_argument
+    from rapsim.commands.cc import (collectives_argument, mapping_arguments, overlap_argument,
+                                    params_argument)
     from rapsim.commands.run import _positive, add_machine_arguments, add_threads_argument
     p.add_argument("network", help="network description (.net)")
     p.add_argument("--data", required=True, metavar="FILE",
@@ -71,6 +72,7 @@ def add_arguments(p) -> None:
     params_argument(p)
     mapping_arguments(p)
     overlap_argument(p)
+    collectives_argument(p)
     add_machine_arguments(p)
     add_threads_argument(p, "default: the cores available")
     runtools.add_arguments(p, trace=False)
@@ -335,7 +337,7 @@ def run(args) -> int:
     weights = load_weights(args.load, net) if args.load else None
     mapping = resolve_mapping(args, net, config.nodes, config.memory)
     program = compile_network(net, config.nodes, config.memory, mapping=mapping,
-                              overlap=args.overlap)
+                              overlap=args.overlap, collectives=args.collectives)
     if not args.quiet:
         print(describe_mapping(mapping, net), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")

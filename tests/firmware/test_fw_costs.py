@@ -158,6 +158,38 @@ def test_collective_formula(fn, N):
         _near(pred, run.span(1 + 2 * i), 0.03, 40, f"{fn} N={N} V={V} x in {region}")
 
 
+def _split(V, N):
+    """The compiler's even split (compiler/lower.py Split.even)."""
+    q, r = divmod(V, N)
+    return [k * q + min(k, r) for k in range(N + 1)]
+
+
+@pytest.mark.parametrize("fn", ["_ring_allgather_rot", "_ring_rs_rot"])
+@pytest.mark.parametrize("N", [4, 16, 40, 64])
+def test_rotation_formula(fn, N):
+    """The rotations on the compiler's even tables (their plans from
+    rapsim.firmware.rotation), x in SRAM and DRAM, even and uneven splits."""
+    from rapsim.firmware.rotation import allgather_plan, rs_plan
+    make = allgather_plan if fn == "_ring_allgather_rot" else rs_plan
+    for V in sorted({N, 3 * N // 2, 128, 512}):
+        off = _split(V, N)
+        plan = make(off)
+        points = [(SRAM, "sram"), (DRAM, "dram")]
+        calls = [Call("_ring_barrier")]
+        for x, _ in points:
+            calls += [Call(fn, [x, SRAM3, SRAM3 + 0x100]), Call("_ring_barrier")]
+
+        def setup(sim):
+            for n in range(N):
+                sim.write(SRAM3, off, n)
+                sim.write(SRAM3 + 0x100, plan, n)
+        run = run_calls(calls, nodes=N, setup=setup)
+        s = max(b - a for a, b in zip(off, off[1:]))
+        for i, (_, region) in enumerate(points):
+            pred = COLLECTIVES[fn].cycles(V, s, N, DEFAULT_ACCESS[region], False)
+            _near(pred, run.span(1 + 2 * i), 0.03, 40, f"{fn} N={N} V={V} x in {region}")
+
+
 @pytest.mark.parametrize("N", [4, 16, 40, 64])
 def test_barrier_formula(N):
     run = run_calls([Call("_ring_barrier"), Call("_ring_barrier")], nodes=N)

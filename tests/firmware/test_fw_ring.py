@@ -65,7 +65,9 @@ def _run(N, sizes, seed=0, xbase=X, extra=()):
     return run
 
 
-@pytest.mark.parametrize("N,sizes", [
+#: slice tables of 1 to 16 nodes: even, uneven, empty slices (also the
+#: rotations', tests/firmware/test_fw_rotation.py)
+TABLES = [
     (1, [10]), (1, [0]),
     (2, [3, 4]), (2, [8, 8]), (2, [0, 5]),
     (3, [5, 6, 7]), (3, [1, 0, 9]),
@@ -73,7 +75,10 @@ def _run(N, sizes, seed=0, xbase=X, extra=()):
     (4, [6, 0, 0, 0]), (4, [0, 0, 0, 0]), (4, [2, 2, 2, 2]),
     (16, [8] * 16), (16, [3, 0, 7, 1, 12, 4, 4, 0, 9, 5, 6, 2, 8, 1, 0, 11]),
     (16, [0] * 15 + [20]),
-])
+]
+
+
+@pytest.mark.parametrize("N,sizes", TABLES)
 def test_collectives(N, sizes):
     _run(N, sizes, seed=N * 100 + len(sizes) + sum(sizes))
 
