@@ -57,6 +57,19 @@ def snapshot(sim: Simulator) -> dict:
     return {"nodes": nodes, "machine": m}
 
 
+def run_snapshot(sim: Simulator, probed: bool, limit: int | None) -> dict:
+    """Run ``sim`` (``probed``: with a breakpoint armed that is never
+    reached, so that every instruction takes the general path) and return
+    its :func:`snapshot` with the run's event and messages."""
+    if probed:
+        sim.probes.break_at(0x3FFF00)
+    res = sim.run(max_cycles=limit)
+    out = snapshot(sim)
+    out["event"] = res.event
+    out["messages"] = list(res.messages)
+    return out
+
+
 def _run(image, nodes: int = 1, max_cycles: int | None = None, **cfg) -> Simulator:
     sim = Simulator(MachineConfig(nodes=nodes, **cfg))
     sim.load(image)

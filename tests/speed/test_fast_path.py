@@ -14,7 +14,7 @@ from rapsim.machine import Simulator
 from rapsim.memmap import MemoryConfig
 from rapsim.toolchain import build_text
 
-from reference_cases import snapshot
+from reference_cases import run_snapshot
 
 RAM0, RAM1, DRAM = 0x809800, 0x809C00, 0x400000
 #: operand start addresses: plain regions, near their ends (so runs cross
@@ -56,13 +56,7 @@ def _run(src: str, limit: int | None, probed: bool, dram_wait: int, sram_wait: i
     for i in range(64):                                 # data, so that results differ per word
         sim.write(0x2000 + i, [0x3F800000 + (i << 16)])
         sim.write(RAM0 + i, [0x40000000 + (i << 12)])
-    if probed:
-        sim.probes.break_at(0x3FFF00)                   # never reached: the general path
-    res = sim.run(max_cycles=limit)
-    out = snapshot(sim)
-    out["event"] = res.event
-    out["messages"] = list(res.messages)
-    return out
+    return run_snapshot(sim, probed, limit)
 
 
 @settings(max_examples=60, deadline=None)

@@ -19,7 +19,7 @@ from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
 from rapsim.toolchain import build_text
 
-from reference_cases import snapshot
+from reference_cases import run_snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ring"))
 from ringprogs import EPILOGUE  # noqa: E402  (exit through the host daemon)
@@ -70,13 +70,7 @@ def _run(src: str, nodes: int, limit: int | None, probed: bool, threads: int, ho
     sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0, board_hop_cycles=hop),
                     threads=threads)
     sim.load(build_text(src))
-    if probed:
-        sim.probes.break_at(0x3FFF00)                   # never reached: the general path
-    res = sim.run(max_cycles=limit)
-    out = snapshot(sim)
-    out["event"] = res.event
-    out["messages"] = list(res.messages)
-    return out
+    return run_snapshot(sim, probed, limit)
 
 
 @settings(max_examples=40, deadline=None)
