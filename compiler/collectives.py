@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rapsim.compiler.lower import Split
 from rapsim.errors import RapError
 from rapsim.firmware.costs import COLLECTIVES, DEFAULT_ACCESS
 from rapsim.firmware.rotation import allgather_plan, rs_plan
@@ -52,12 +53,6 @@ class Choice:
     rotation_cycles: float | None
 
 
-def _even(off) -> bool:
-    n, V = len(off) - 1, off[-1]
-    q, r = divmod(V, n)
-    return list(off) == [k * q + min(k, r) for k in range(n + 1)]
-
-
 def check_mode(mode: str) -> str:
     if mode not in MODES:
         raise RapError(f"--collectives: {mode!r} is not one of {', '.join(MODES)}")
@@ -75,7 +70,8 @@ def choose(kind: str, off, region: str, mode: str = "auto") -> Choice:
     s = max(b - a for a, b in zip(off, off[1:]))
     a = DEFAULT_ACCESS[region]
     chain_cycles = COLLECTIVES[chain].cycles(V, s, n, a, region == "chip")
-    rot_cycles = COLLECTIVES[rot].cycles(V, s, n, a, region == "chip") if _even(off) else None
+    rot_cycles = COLLECTIVES[rot].cycles(V, s, n, a, region == "chip") \
+        if tuple(off) == Split.even(V, n).off else None
     check_mode(mode)
     if mode == "rotation" or (mode == "auto" and rot_cycles is not None
                               and rot_cycles < ROTATION_MARGIN * chain_cycles):
