@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
-from rapsim.compiler import phases, sharing
+from rapsim.compiler import phases, prefetch, sharing
 from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
 from rapsim.errors import RapError
 
@@ -225,6 +225,11 @@ class _Gen:
         #: layer -> the connect whose _mxtvw writes its partial error sums
         #: (:meth:`first_error_writers`), in the backward pass being generated
         self.err_first: dict = {}
+        #: the input layer whose next record an evaluation pattern fetches
+        #: by DMA (compiler/prefetch.py; None: every record copied)
+        self.prefetch = prefetch.target(self)
+        #: out-of-line code to place after the pattern loop being generated
+        self.out_of_line: list = []
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -416,6 +421,8 @@ class _Gen:
         e, p = self.e, self.p
         for name in p.inputs:
             lp = p.layers[name]
+            if name == self.prefetch:           # forward() takes it (compiler/prefetch.py)
+                continue
             e.ins("LDI", "@cur", "R0")
             e.ins("MPYI", "@hv_in_stride", "R0")
             e.ins("ADDI", "@hv_db_in", "R0")
@@ -687,6 +694,11 @@ class _Gen:
         gathers = [] if tick else None
         softmax = []
         names = self.part(self.fwd_layers(), part)
+        if self.prefetch is not None:
+            if self.training:
+                prefetch.copy(self, self.prefetch)
+            else:
+                self.out_of_line.append(prefetch.receive(self, self.prefetch, "pfi"))
         for name in (names[::-1] if tick else names):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
@@ -718,6 +730,8 @@ class _Gen:
                     if cp.kind == "full":
                         e.call("_mxv", [net, W, Addr(x), rows, Imm(src.layer.size), b],
                                comment=f"{cp.connect.name}: y = W x")
+                        if src.name == self.prefetch and not self.training:
+                            prefetch.send(self, src.name, "pfo")
                     elif cp.band:
                         e.call("_mxvs", [net, W, self.band_src(cp, x), rows, Imm(sp.width),
                                          b, Imm(sp.stride)],
@@ -1320,6 +1334,12 @@ class _Gen:
                 self.advance_netsel()
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", label)
+        if self.out_of_line:
+            e.ins("BR", f"{label}_end")
+            for emit in self.out_of_line:
+                emit()
+            self.out_of_line = []
+            e.label(f"{label}_end")
         self.end_pass()
 
     def phase_paths(self, label: str) -> None:

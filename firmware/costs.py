@@ -231,6 +231,16 @@ KERNELS: dict[str, Kernel] = {
                               lambda a, acc: 2 * max(a["n"], 0) + 2 * (a["last"] - a["first"])
                               + 52 if a["n"] > 0 and a["last"] > a["first"] else 30,
                               "firmware.md 10b: 2n + 2(c - 1) + 52"),
+    # the C30's DMA channel (firmware/dma.asm; TMS320C3x User's Guide 12.3):
+    # the evaluation pass's prefetched input record (compiler/prefetch.py)
+    "_dma_start": Kernel(("dst", "src", "n", "mode"),
+                         lambda a, acc: 24 if a["n"] > 0 else 9,
+                         "dma.asm _dma_start: 24 (n <= 0: 9)"),
+    # priced as the steady state of the prefetch: the channel (2 cycles a
+    # word beside the CPU) has stopped before the wait; a wait that finds
+    # it busy takes what is left of the transfer more
+    "_dma_wait": Kernel((), lambda a, acc: 21,
+                        "dma.asm _dma_wait: 21 when the transfer has ended"),
 }
 
 

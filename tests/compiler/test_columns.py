@@ -265,3 +265,39 @@ def test_columns_weights_on_chip_bit_for_bit(monkeypatch):
     wide = net(WIDE)
     plan = lower(wide, 4, mapping=resolve(wide, 4))
     assert next(c for c in plan.connects if c.columns).weights.region == "sram"
+
+
+@pytest.mark.parametrize("name,nodes", [("softmax", 1), ("softmax", 4), ("softmax", 16),
+                                        ("wide", 40), ("wide", 64)])
+def test_prefetched_input_record_bit_for_bit(name, nodes, monkeypatch):
+    # an evaluation pattern's input record comes by DMA, started after the
+    # input layer's _mxv of the pattern before (compiler/prefetch.py): the
+    # words of the copy, so every output and weight is the same (these
+    # records are short: the size from which it pays is lowered to 0)
+    from rapsim.compiler import prefetch
+    monkeypatch.setattr(prefetch, "MIN_WORDS", 0)
+    network = net(WIDE if name == "wide" else SOFTMAX)
+    text = generate(lower(network, nodes, mapping=resolve(network, nodes, "columns")))
+    assert "_dma_start" in text and "_dma_wait" in text
+    tr, te = random_data(network, 6, 1), random_data(network, 5, 2)
+    a = train(network, tr, te, nodes=nodes, mapping="columns")
+    monkeypatch.setattr(prefetch, "target", lambda gen: None)
+    assert "_dma_start" not in generate(lower(network, nodes,
+                                              mapping=resolve(network, nodes, "columns")))
+    b = train(network, tr, te, nodes=nodes, mapping="columns")
+    assert len(a.outputs) >= len(te)
+    assert a.weights.max_difference(b.weights) == 0.0 and np.array_equal(a.outputs, b.outputs)
+
+
+def test_prefetch_only_where_its_conditions_hold(monkeypatch):
+    # rows keeps the copy; so does a columns net whose input layer feeds
+    # two layers, or whose record is shorter than MIN_WORDS
+    from rapsim.compiler import prefetch
+    network = net(SOFTMAX)
+    assert "_dma_start" not in generate(lower(network, 4, mapping=resolve(network, 4, "columns")))
+    monkeypatch.setattr(prefetch, "MIN_WORDS", 0)
+    assert "_dma_start" in generate(lower(network, 4, mapping=resolve(network, 4, "columns")))
+    assert "_dma_start" not in generate(lower(network, 4, mapping=resolve(network, 4, "rows")))
+    dag = net(DAG)
+    m = resolve(dag, 4, "columns")
+    assert m.columns and "_dma_start" not in generate(lower(dag, 4, mapping=m))

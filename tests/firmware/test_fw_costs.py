@@ -434,6 +434,28 @@ def test_subring_chain_leave_times():
         _near(leave[k % c], got[k], 0.03, 12, f"_subring_reduce member {k % c} leaves")
 
 
+def test_dma_formula():
+    """_dma_start's cost (a transfer started, and a count of 0) and
+    _dma_wait's once the transfer has ended: each a call alone, the second
+    of two waits after a transfer (the first waits for the words)."""
+    calls = []
+    for n in (4, 61, 234):
+        calls += [Call("_dma_start", [RAM0, SRAM, n, 0x50]), Call("_dma_wait", []),
+                  Call("_dma_wait", [])]
+    calls.append(Call("_dma_start", [RAM0, SRAM, 0, 0x50]))
+    run = run_calls(calls)
+    for i, n in enumerate((4, 61, 234)):
+        start = KERNELS["_dma_start"].cycles({"dst": "chip", "src": "sram", "n": n,
+                                              "mode": "chip"}, DEFAULT_ACCESS)
+        _near(start, run.cycles(3 * i), 0.03, 12, f"_dma_start n={n}")
+        _near(KERNELS["_dma_wait"].cycles({}, DEFAULT_ACCESS), run.cycles(3 * i + 2), 0.03, 12,
+              "_dma_wait after the transfer")
+        # the first wait takes the rest of the transfer: 2 cycles a word
+        assert run.cycles(3 * i + 1) >= 2 * n - 24
+    _near(KERNELS["_dma_start"].cycles({"dst": "chip", "src": "sram", "n": 0, "mode": "chip"},
+                                       DEFAULT_ACCESS), run.cycles(9), 0.03, 12, "_dma_start n=0")
+
+
 def test_empty_calls():
     """A call with no rows or no elements (a node outside a layer's group)
     costs the routine's count test and return (EMPTY_CALL)."""
