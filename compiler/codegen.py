@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
 from rapsim.compiler import phases, prefetch, sharing
-from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
+from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split, columns_kernel
 from rapsim.errors import RapError
 
 #: Host-call service of the training host (docs/syscalls.md); also in rap.inc
@@ -568,8 +568,11 @@ class _Gen:
             src = p.layers[cp.connect.src]
             # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm
             # _mxtvw); a connect split by columns takes two rows a pass (_mxtv2,
-            # its own summation order: reference.Model._by_columns)
+            # its own summation order: reference.Model._by_columns), or, the
+            # first, four where it pays (_mxtv4w: lower.columns_kernel)
             kernel = ("_mxtv2" if cp.columns else "_mxtv") + ("w" if n == 0 else "")
+            if cp.columns and n == 0:
+                kernel = columns_kernel(src.split.off, lp.layer.size)
             e.call(kernel, [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
                             Imm(lp.layer.size)],
                    comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "

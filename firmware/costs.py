@@ -91,6 +91,32 @@ def _mxtv2(a, acc):
     return t + (_mxtv(dict(a, rows=1), acc) + 2 if rows % 2 else 0)
 
 
+def _mxtv4(a, acc):
+    # quads of rows (firmware/columns.asm): per column one MPYF3 || ADDF3
+    # reading W and y, three reading W and e, half a STF || STF: 4.5 cycles
+    # a column of four weights (1.125 a weight) with y and e on chip; 19 a
+    # pass (19.5 with odd columns: the last column's own end) + 56 (60
+    # odd, 12 more with W off chip); the rows left over (rows mod 4), and
+    # fewer than 4 rows or 3 columns, by _mxtv2
+    rows, cols = a["rows"], a["cols"]
+    if rows < 4 or cols < 3:
+        return _mxtv2(a, acc) + (6 if rows > 0 and cols > 0 else 4)
+    odd = cols & 1
+    per_col = bus(a["W"], a["y"], access=acc) + 3 * bus(a["W"], a["e"], access=acc) + 0.5
+    t = (rows // 4) * (per_col * cols + 19 + 0.5 * odd) + 56 + 4 * odd
+    t += 12 if a["W"] != "chip" else 0
+    return t + (_mxtv2(dict(a, rows=rows % 4), acc) if rows % 4 else 0)
+
+
+def _mxtv4w(a, acc):
+    # _mxtvw on the first row (a call: 61 cycles with the tests), then
+    # _mxtv4 on the others; no rows or columns: _mxtvw's (matrix.asm)
+    if a["rows"] <= 0 or a["cols"] <= 0:
+        return _mxtvw(a, acc) + 4
+    first = bus(a["W"], access=acc) * a["cols"] + 61
+    return first + _mxtv4(dict(a, rows=a["rows"] - 1), acc)
+
+
 def _mxoutc(a, acc):
     # _mxtv's loop with W and x exchanged: per two weights two MPYF3 || ADDF3
     # reading x and W, one STF || STF writing W (two accesses: one cycle on
@@ -146,6 +172,10 @@ KERNELS: dict[str, Kernel] = {
                      "matrix.asm _mxtv2: 1.25/weight + 12.5 a pair of rows + 78"),
     "_mxtv2w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2w,
                       "matrix.asm _mxtv2w: 1/weight of the first row + 36, then _mxtv2"),
+    "_mxtv4": Kernel(("y", "W", "e", "rows", "cols"), _mxtv4,
+                     "columns.asm _mxtv4: 1.125/weight + 19 a pass of four rows + 56"),
+    "_mxtv4w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv4w,
+                      "columns.asm _mxtv4w: 1/weight of the first row + 61, then _mxtv4"),
     "_mxout": Kernel(("W", "d", "x", "rows", "cols"), _mxout, "firmware.md 9: 2/weight + 9/row + 36"),
     "_mxouts": Kernel(("W", "d", "x", "rows", "cols", "stride"), _mxout, "as _mxout (band)"),
     "_mxoutm": Kernel(("W", "d", "x", "rows", "cols", "M"), _mxoutm,
