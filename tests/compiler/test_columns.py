@@ -340,3 +340,31 @@ def test_the_reference_sums_four_rows_in_the_registers():
     wc[:, 0] = 1.0
     got = model._by_columns(c, wc, np.ones(13))
     assert list(got) == [1.0 + 3 * 2.0 ** -23] * 7
+
+
+def test_speech_mlp_program_and_plan(tmp_path, monkeypatch, capsys):
+    # through the rap command: the speech MLP on 40 nodes by columns fetches
+    # its evaluation records by DMA and writes its partial net inputs four
+    # rows a pass, and the cost model prices both
+    import json
+    from pathlib import Path
+    speech = Path(__file__).resolve().parents[2] / "examples" / "speech.net"
+    asm = tmp_path / "speech.asm"
+    rc, out, err = rap(["cc", speech, "-o", tmp_path / "s.img", "--nodes", 40, "--mapping",
+                        "columns", "-S", asm], monkeypatch, capsys)
+    assert rc == 0, err
+    text = asm.read_text()
+    loop = text[text.index("tpattern:"):text.index("tpattern_end:")]
+    assert "CALL    _dma_wait" in loop and "CALL    _dma_start" in loop
+    assert loop.index("CALL    _dma_wait") < loop.index("CALL    _mxv") < loop.index(
+        "CALL    _dma_start") < loop.index("CALL    _mxtv4w")
+    # the copy only out of line, after the loop's closing branch
+    assert loop.index("pfi_copy:") > loop.index("BNZ     tpattern")
+    plan = tmp_path / "plan.json"
+    rc, out, err = rap(["plan", speech, "--nodes", 40, "--json", plan], monkeypatch, capsys)
+    assert rc == 0, err
+    best = json.loads(plan.read_text())["ranked"][0]
+    assert best["mapping"] == "columns"
+    fwd = best["forward_breakdown"]
+    assert fwd["_dma_wait"] == 21 and fwd["_dma_start"] == 24 and "_mxtv4w" in fwd
+    assert fwd["_vcopy"] < 50                   # the log's copy of the outputs only
