@@ -568,11 +568,10 @@ class _Gen:
             src = p.layers[cp.connect.src]
             # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm
             # _mxtvw); a connect split by columns takes two rows a pass (_mxtv2,
-            # its own summation order: reference.Model._by_columns), or, the
-            # first, four where it pays (_mxtv4w: lower.columns_kernel)
-            kernel = ("_mxtv2" if cp.columns else "_mxtv") + ("w" if n == 0 else "")
-            if cp.columns and n == 0:
-                kernel = columns_kernel(src.split.off, lp.layer.size)
+            # its own summation order: reference.Model._by_columns), or four
+            # where that pays (_mxtv4: lower.columns_kernel)
+            first = columns_kernel(src.split.off, lp.layer.size) if cp.columns else "_mxtvw"
+            kernel = first.rstrip("w") + ("w" if n == 0 else "")
             e.call(kernel, [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
                             Imm(lp.layer.size)],
                    comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "
