@@ -94,13 +94,15 @@ AGPH    .macro  s1, s2
         .endif
         .endm
 
-* AGFIN wrap: the phase's last word stored; AR1 -> the node's word of the
-* phase (node N-1: past the wrap, to x[(N-1)s + k])
-AGFIN   .macro  wrap
+* STLAST op, wrap: the phase's last word (all-gather: op = STI) or its
+* complete sum (reduce-scatter: STF) stored; AR1 -> the node's word of the
+* phase (wrap: past the wrap, to x[(N-1)s + k]: the all-gather's node N-1,
+* the reduce-scatter's node 0)
+STLAST  .macro  op, wrap
         .if wrap
-        STI     R0, *AR1++(IR1)
+        op      R0, *AR1++(IR1)
         .else
-        STI     R0, *AR1--(IR0)
+        op      R0, *AR1--(IR0)
         .endif
         .endm
 
@@ -112,12 +114,12 @@ AGVAR   .macro  s1, s2, wrap
 loop?:  STI     R0, *AR0
         AGPH    s1, s2
         DBD     AR3, loop?
-        AGFIN   wrap
+        STLAST  STI, wrap
         STI     R3, *+AR0(RING_FWD_OFS)
         LDI     *++AR1(1), R0           ; the node's next word
 last?:  STI     R0, *AR0
         AGPH    s1, s2
-        AGFIN   wrap
+        STLAST  STI, wrap
         RETS
         .endm
 
@@ -151,16 +153,6 @@ RSPH    .macro  s1, x, s2, fl
         .endif
         .endm
 
-* RSST wrap: the complete sum kept; AR1 -> the node's word of the phase
-* (node 0: past the wrap, to x[(N-1)s + k])
-RSST    .macro  wrap
-        .if wrap
-        STF     R0, *AR1++(IR1)
-        .else
-        STF     R0, *AR1--(IR0)
-        .endif
-        .endm
-
 * RSVAR s1, x, s2, fl, fs: the phases of one variant (the node's word 0
 * already on the ring, AR3 = phases - 2, R1 = phases)
 RSVAR   .macro  s1, x, s2, fl, fs
@@ -168,11 +160,11 @@ RSVAR   .macro  s1, x, s2, fl, fs
         BEQ     last?
 loop?:  RSPH    s1, x, s2, fl
         DBD     AR3, loop?
-        RSST    fs
+        STLAST  STF, fs
         LDF     *++AR1(1), R0           ; the node's part of the next word
         STF     R0, *AR0
 last?:  RSPH    s1, x, s2, fl
-        RSST    fs
+        STLAST  STF, fs
         RETS
         .endm
 
