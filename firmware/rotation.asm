@@ -75,6 +75,18 @@ LEAVE   .macro
 * then AR5 = N-3-j), then its own.  Nodes 0, N-2 and N-1 (and 1 for the
 * reduce-scatter) miss a segment: a variant each, chosen once.
 
+* TOFAST target (IR1 = N, R2 = j): to target, the fast path, when plan[N]
+* is a stride s, with R1 = s and AR3 = s - 2 (set in the delay slots);
+* else on to the plan's path with IR0 = j
+TOFAST  .macro  target
+        LDI     *+AR4(IR1), R1
+        BNZD    target
+        LDI     R1, R0
+        SUBI    2, R0
+        LDI     R0, AR3
+        LDI     R2, IR0
+        .endm
+
 * AGPH s1, s2: a phase's reads after the node's word, the segments present
 * (s1: nodes j-1 .. 0; s2: 0 none, 1 node N-1 only, 2 N-1 .. j+1)
 AGPH    .macro  s1, s2
@@ -193,12 +205,7 @@ _ring_allgather_rot:
         LDI     R3, IR1
         SUBI    2, R3                   ; R3 = N - 2: the words forwarded a phase
         RETSLT                          ; one node: nothing to gather
-        LDI     *+AR4(IR1), R1          ; plan[N]: s (every slice s words) or 0
-        BNZD    agu                     ; the fast path (below)
-        LDI     R1, R0
-        SUBI    2, R0
-        LDI     R0, AR3                 ; the fast path's phases - 2
-        LDI     R2, IR0
+        TOFAST  agu                     ; the fast path of an even table (below)
         ENTER
         BZ      agr_end
 agr_grp:
@@ -306,12 +313,7 @@ _ring_rs_rot:
         LDI     R3, IR1
         CMPI    2, R3
         RETSLT                          ; one node: the sum is its own
-        LDI     *+AR4(IR1), R1          ; plan[N]: s (every slice s words) or 0
-        BNZD    rsu                     ; the fast path (below)
-        LDI     R1, R0
-        SUBI    2, R0
-        LDI     R0, AR3                 ; the fast path's phases - 2
-        LDI     R2, IR0
+        TOFAST  rsu                     ; the fast path of an even table (below)
         ENTER
         LDI     *AR5++, IR1             ; off[j]
         BZ      rsr_end
