@@ -999,7 +999,9 @@ class _Gen:
             own = -(-size // n)
             return (f"with momentum: {size} - 4 x {own} < {OVERLAP_MOMENTUM_PER_NODE} x {n} "
                     f"nodes (the fused chain is slower there)")
-        return ""
+        from rapsim.compiler.overlap import rotation_instead
+        return rotation_instead(src.split.off, src.err.region or "sram", p.collectives,
+                                cp.momentum is not None)
 
     def overlap_report(self) -> list[dict]:
         """overlap ring: every reduce-scatter of the backward pass just

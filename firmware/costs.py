@@ -354,6 +354,12 @@ def _allgather_rot(V, s, N, a, chip):
     if N < 2:
         return 0
     q, pad, r = _rotation(V, N)
+    if not pad and N >= 4:
+        # the fast path (every slice q words): a phase is N - 1 words, two
+        # RPTS set-ups and the node's word, the next one's in the DBD's
+        # delay slots; no plan read, nothing saved (firmware.md 10,
+        # "Rotations": measured on 4-64 nodes)
+        return q * (a * (N + 1) + 11) + 61 + N
     return q * (a * N + 43 + 12 * pad) + pad * (N + (a - 1) * r + 103) + 99 + N
 
 
@@ -364,6 +370,13 @@ def _rs_rot(V, s, N, a, chip):
     if N < 2:
         return 0
     q, pad, r = _rotation(V, N)
+    if not pad and N >= 4:
+        # the fast path: a phase is N - 2 words at a + 1 cycles, two RPTB
+        # set-ups (one on 4 nodes, where no node has both segments) and the
+        # wrap's word; from the second phase on the nodes' set-ups no longer
+        # overlap the ring's fill (about 0.7 N once)
+        per = (a + 1) * N + 10 + a - (5 if N == 4 else 0)
+        return q * per + (0.7 * N if q >= 2 else 0) + 67 + 1.15 * N
     return q * ((a + 1) * N + 51 + 14 * pad) + pad * (2 * N + (a - 1) * r + 97) + 105 + N
 
 
@@ -382,10 +395,12 @@ COLLECTIVES: dict[str, Collective] = {
     # no empty slices there
     "_ring_allgather_rot": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
                                       _allgather_rot(V, s, N, a, chip),
-                                      "firmware.md 10 Rotations: q (N + 43) + 99 + N (even split)"),
+                                      "firmware.md 10 Rotations: q (N + 12) + 61 + N (every slice q words, "
+                                      "N >= 4), else q (N + 43) + 99 + N (even split)"),
     "_ring_rs_rot": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
                                _rs_rot(V, s, N, a, chip),
-                               "firmware.md 10 Rotations: q (2N + 51) + 105 + N (even split)"),
+                               "firmware.md 10 Rotations: q (2N + 11) + 67 + 1.9N (every slice q "
+                               "words, N >= 4), else q (2N + 51) + 105 + N (even split)"),
     # the local softmax of the largest slice, then _ring_maxf (5N + 20) and
     # _ring_sumf (3N + 20)
     "_vsoftmax_ring": Collective(lambda V, s, N, a, chip, empty=0, leading=0: 33 * s + 153 + 8 * N + 40,

@@ -175,7 +175,7 @@ def test_rotation_formula(fn, N):
     rapsim.firmware.rotation), x in SRAM and DRAM, even and uneven splits."""
     from rapsim.firmware.rotation import allgather_plan, rs_plan
     make = allgather_plan if fn == "_ring_allgather_rot" else rs_plan
-    for V in sorted({N, 3 * N // 2, 128, 512}):
+    for V in sorted({N, 3 * N // 2, 2 * N, 128, 512}):
         off = _split(V, N)
         plan = make(off)
         points = [(SRAM, "sram"), (DRAM, "dram")]
