@@ -94,14 +94,16 @@ def check_layout(plan: Plan, image: Image) -> None:
 
 def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = None,
                     host_hooks=(), mapping=None, overlap: str | None = None,
-                    collectives: str = "auto") -> Program:
+                    collectives: str = "auto", eval_mapping: str | None = None) -> Program:
     """Lower, generate, assemble and link ``network`` for ``nodes`` nodes,
     with ``mapping`` (a :class:`rapsim.compiler.mapping.Mapping`; default:
     the description's, else rows).  ``host_hooks``: the hook points
     (rapsim.compiler.behaviours.HookPoint) where the program calls the host
     for a host callback.  ``overlap``: the --overlap option (default: the
     description's; rapsim.compiler.overlap).  ``collectives``: the
-    --collectives option (rapsim.compiler.collectives)."""
+    --collectives option (rapsim.compiler.collectives).  ``eval_mapping``:
+    the evaluation pass's own mapping (rapsim.compiler.evalmap; None: the
+    training mapping evaluates)."""
     from rapsim.compiler.collectives import check_mode
     check_mode(collectives)
     if mapping is None:
@@ -113,6 +115,10 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     plan.host_hooks = list(host_hooks)
     plan.overlap = overlap
     plan.collectives = collectives
+    if eval_mapping is not None:
+        from rapsim.compiler import evalmap
+        evalmap.check(network, mapping, evalmap.check_name(eval_mapping))
+        plan.eval_plan = evalmap.eval_plan(plan, eval_mapping)
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
 
 

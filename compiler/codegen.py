@@ -1479,6 +1479,9 @@ class _Gen:
             e.ins("SUBI", "1", "R4")
             e.branch("NZ", "tround")
             e.label("evaluated")
+        elif p.eval_plan is not None:   # another mapping evaluates (compiler/evalmap.py)
+            from rapsim.compiler.evalmap import eval_pass
+            eval_pass(self)
         elif self.data:         # a node's share may be empty; it still joins the barrier
             e.branch("LE", "evaluated")
             self.pattern_loop("tpattern", train=False)

@@ -190,8 +190,9 @@ class TrainingHost:
         batch = plan.mapping.batch if self.by_patterns else 0
         sizes = {"in": records * plan.record_words, "tgt": records * plan.target_words,
                  "order": records + batch}
+        ev = plan.eval_plan or plan         # the plan that logs (compiler/evalmap.py)
         for name in plan.outputs:
-            sizes["log_" + name] = records * max(plan.layers[name].split.max_rows, 1)
+            sizes["log_" + name] = records * max(ev.layers[name].split.max_rows, 1)
         return sizes
 
     def fits(self) -> bool:
@@ -262,6 +263,13 @@ class TrainingHost:
         r N + k on node k (-1: none, in the last round); every node logs
         its slice of every pattern's outputs, as in rows."""
         return self.plan.hybrid
+
+    @property
+    def eval_by_patterns(self) -> bool:
+        """The evaluation pass's patterns shared out over the nodes, each
+        logging its share's whole outputs: the data mapping, or another
+        training mapping with --eval-mapping data (compiler/evalmap.py)."""
+        return (self.by_patterns and not self.by_rounds) or self.plan.eval_plan is not None
 
     def _rounds(self, node: int) -> np.ndarray:
         n = self.plan.nodes
@@ -377,7 +385,7 @@ class TrainingHost:
         side: (training patterns + test patterns, output units)."""
         out = []
         patterns = self.eval_patterns
-        if self.by_patterns and not self.by_rounds:  # node k logged its share's whole outputs
+        if self.eval_by_patterns:           # node k logged its share's whole outputs
             share = Split.even(patterns, self.plan.nodes)
             for name in self.plan.outputs:
                 size = self.plan.layers[name].layer.size
@@ -444,7 +452,7 @@ class TrainingHost:
             if self.by_rounds:
                 order = self._rounds(node)
                 return len(order), logs + [(self.addr["order"], _u32(order))]
-            if self.by_patterns:
+            if self.eval_by_patterns:
                 share = Split.even(self.eval_patterns, self.plan.nodes)
                 order = np.arange(share.lo(node), share.lo(node) + share.rows(node))
                 return share.rows(node), logs + [(self.addr["order"], _u32(order))]

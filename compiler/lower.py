@@ -327,6 +327,9 @@ class Plan:
     #: "routine", "chain_cycles", "rotation_cycles"}``)
     collectives: str = "auto"
     collective_report: list = field(default_factory=list)
+    #: --eval-mapping: the evaluation pass's own plan (compiler/evalmap.py;
+    #: its buffers are this plan's too); None: this plan evaluates
+    eval_plan: "Plan | None" = None
 
     @property
     def hybrid(self) -> bool:
@@ -362,7 +365,7 @@ class Plan:
         if self.grad is not None:
             out.append(self.grad)
         out += [b for b in (self.slots, self.eslots) if b is not None]
-        return out + self.extra
+        return out + self.extra + (self.eval_plan.buffers if self.eval_plan is not None else [])
 
     def weight_words(self) -> int:
         return sum(b.words for b in self.buffers if b.kind == "matrix")

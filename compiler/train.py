@@ -381,6 +381,9 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        config.hostcall_cycles, n_train, host.eval_patterns)
     final = host.read_weights(sim)
     mapping = program.plan.mapping.to_dict() if program.plan.mapping is not None else {}
+    if program.plan.eval_plan is not None:      # compiler/evalmap.py
+        from rapsim.compiler.evalmap import name_of
+        mapping["eval_mapping"] = name_of(program.plan)
     state = TrainingState(final, host.read_momentum(sim), len(sched.history), seed, shuffle,
                           sched.rate, list(sched.history), sched.stopped_by, n_train)
     frames = {}
@@ -435,7 +438,7 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
           stream_block: int | None = None, callbacks: dict | None = None,
           mapping: str | None = None, batch: int = 1,
           valid_set: PatternData | None = None, overlap: str | None = None,
-          schedule: str | None = None) -> TrainResult:
+          schedule: str | None = None, eval_mapping: str | None = None) -> TrainResult:
     """Compile ``network`` for the machine (``config``, or ``nodes`` nodes
     with the default configuration) and train it on-line on ``train_set``
     (rows of ``inputs`` and ``targets``, e.g. a
@@ -453,14 +456,15 @@ def train(network: Network, train_set: PatternData, test_set: PatternData | None
     (:mod:`rapsim.compiler.overlap`; default: the description's); ``schedule``
     its schedule (lockstep, pipeline, stream:
     :func:`rapsim.compiler.pipeline.apply_schedule`; default: the
-    description's)."""
+    description's); ``eval_mapping`` the evaluation pass's own mapping
+    (:mod:`rapsim.compiler.evalmap`; default: the training mapping's)."""
     from rapsim.compiler.behaviours import hook_points
     config = config or MachineConfig(nodes=nodes or 1)
     points = list(hook_points(callbacks or {}, network))
     program = compile_network(network, config.nodes, config.memory, host_hooks=points,
                               mapping=scheduled_mapping(network, config.nodes, mapping, batch,
                                                         schedule),
-                              overlap=overlap)
+                              overlap=overlap, eval_mapping=eval_mapping)
     return run_program(program, config, train_set, test_set, weights=weights, epochs=epochs,
                        on_epoch=on_epoch, max_cycles=max_cycles, resume=resume,
                        stats=stats, stream=stream, stream_block=stream_block,
@@ -523,21 +527,22 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             program: Program | None = None, sampler=None,
             sample_every: int = 0, instrument=None, mapping: str | None = None,
             batch: int = 1, overlap: str | None = None,
-            schedule: str | None = None, threads: int = 1) -> TrainResult:
+            schedule: str | None = None, threads: int = 1,
+            eval_mapping: str | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
     ``program``: ``measurement_network(network)`` already compiled for
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
-    ``mapping``, ``batch``, ``overlap``, ``schedule``: see :func:`train`;
-    ``threads``: see :func:`run_program`."""
+    ``mapping``, ``batch``, ``overlap``, ``schedule``, ``eval_mapping``: see
+    :func:`train`; ``threads``: see :func:`run_program`."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory,
                                   mapping=scheduled_mapping(net, config.nodes, mapping, batch,
                                                             schedule),
-                                  overlap=overlap)
+                                  overlap=overlap, eval_mapping=eval_mapping)
     data = random_patterns(net, train_patterns + test_patterns, seed)
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
