@@ -1620,13 +1620,23 @@ class _Gen:
         out.append("nohostmsg_end:")
         out.append("        .global dataend, nv, nvtab")
         # buffers
-        for b in p.buffers:
-            out.append(f"        .global {b.name}")
-            if b.region == "chip":              # both on-chip blocks: the stage alone
-                out.append(f"{b.name} .set RAM0_BASE")
-            else:
-                out.append(f'{b.name} .usect "{b.section}", {b.words}')
+        if p.eval_plan is not None:     # overlaid with the evaluation pass's (compiler/evalmap.py)
+            from rapsim.compiler.evalmap import buffer_lines
+            out += buffer_lines(p)
+        else:
+            out += [line for b in p.buffers for line in buffer_line(b)]
         return "\n".join(out) + "\n"
+
+
+def buffer_line(b) -> list[str]:
+    """A buffer's symbol in the program: a .usect of its region's section,
+    or the stage of both on-chip blocks at RAM0_BASE."""
+    out = [f"        .global {b.name}"]
+    if b.region == "chip":              # both on-chip blocks: the stage alone
+        out.append(f"{b.name} .set RAM0_BASE")
+    else:
+        out.append(f'{b.name} .usect "{b.section}", {b.words}')
+    return out
 
 
 def generate(plan: Plan, long_branches: bool = False) -> str:

@@ -114,12 +114,12 @@ def eval_plan(train: Plan, name: str) -> Plan:
     mapping = Mapping(INTERNAL[name], n, {k: Placement(0, n - 1, "patterns") for k in net.layers},
                       source="--eval-mapping", inputs=tuple(net.inputs),
                       columns=tuple(m.columns) if m is not None else ())
-    used = {"sram": 0, "dram": 0, "ram0": 0, "ram1": 0}
+    used = {"sram": 0, "dram": 0, "ram0": 0, "ram1": 0, "chip": 0}
+    keep = persistent(train)
     for b in train.buffers:
-        if b.region == "chip":
-            used["ram0"] += ONCHIP_BLOCK_SIZE
-            used["ram1"] += ONCHIP_BLOCK_SIZE
-        else:
+        # on chip, the training pass's scratch vectors are overlaid with the
+        # evaluation pass's (buffer_lines): only what persists takes room
+        if b.region in ("sram", "dram") or id(b) in keep:
             used[b.region] += b.words
     mem = train.memory
     try:
@@ -142,9 +142,15 @@ def eval_plan(train: Plan, name: str) -> Plan:
         lp.delta = lp.err = lp.tmp = lp.bias_m = lp.dwhole = None
     for cp in ep.connects:
         cp.momentum = None
-    # the vectors again, into the on-chip words the training plan leaves (its
-    # stage, or anything of it on chip, is not overwritten); no stage
+    # the vectors again, into the on-chip words that the training plan's
+    # weights and biases leave (its scratch vectors and stage are overlaid:
+    # buffer_lines); no stage.  A connect split by columns reads its
+    # source's activation once a weight (_mxtv4: e[i]), as _mxv reads x.
     ep.stage = None
+    for cp in ep.connects:
+        if cp.columns:
+            src = ep.layers[cp.connect.src]
+            src.act.uses = max(src.act.uses, src.layer.size * net.layers[cp.connect.dst].size)
     vectors = [b for b in ep.buffers if b.kind == "vector"]
     for b in vectors:
         b.staged = False
@@ -165,6 +171,51 @@ def name_of(plan: Plan) -> str | None:
     if plan.eval_plan is None:
         return None
     return next(k for k, v in INTERNAL.items() if v == plan.eval_plan.mapping.name)
+
+
+def persistent(plan: Plan) -> set[int]:
+    """The ids of ``plan``'s buffers whose words live from pattern to
+    pattern and pass to pass: weights, momentum, biases and their momentum.
+    Every other buffer (activations, net inputs, error signals, partial
+    sums, the stage) is written in a pattern before it is read there."""
+    out = {id(b) for b in plan.buffers if b.kind in ("matrix", "table")}
+    for lp in plan.layers.values():
+        out |= {id(b) for b in (lp.bias, lp.bias_m) if b is not None}
+    return out
+
+
+def buffer_lines(plan: Plan) -> list[str]:
+    """The buffers of a program with an evaluation plan: in each on-chip
+    block the training pass's scratch vectors and the evaluation pass's
+    vectors share one block of words (the larger of the two), each a
+    ``.set`` into it; everything else as codegen.buffer_line places it."""
+    from .codegen import buffer_line
+    from .lower import SECTION_OF
+    ev = plan.eval_plan.buffers
+    own = {id(b) for b in ev}
+    train = [b for b in plan.buffers if id(b) not in own]
+    keep = persistent(plan)
+    out: list[str] = []
+    overlaid: set[int] = set()
+    for block in ("ram0", "ram1"):
+        scratch = [b for b in train if b.region == block and id(b) not in keep]
+        mine = [b for b in ev if b.region == block]
+        words = max(sum(b.words for b in scratch), sum(b.words for b in mine))
+        if not words:
+            continue
+        sym = f"{PREFIX}overlay_{block}"
+        out.append(f'{sym} .usect "{SECTION_OF[block]}", {words}')
+        for group in (scratch, mine):
+            at = 0
+            for b in group:
+                out.append(f"        .global {b.name}")
+                out.append(f"{b.name} .set {sym}+{at}" if at else f"{b.name} .set {sym}")
+                at += b.words
+                overlaid.add(id(b))
+    for b in plan.buffers:
+        if id(b) not in overlaid:
+            out += buffer_line(b)
+    return out
 
 
 def eval_columns(network, mapping: Mapping | None) -> dict:

@@ -334,6 +334,10 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
         else:
             host = TrainingHost(program, *args, first_epoch=first)
         if stream or (stream is None and not host.fits()):
+            if program.plan.eval_plan is not None:
+                raise RapError("--eval-mapping keeps the pattern database in the nodes' memory: "
+                               + ("it does not fit beside the whole weights" if not stream
+                                  else "streamed databases (--stream) are not supported"))
             if framed:
                 raise RapError("schedule stream keeps its pattern database in the nodes' "
                                "memory: it does not fit, and streamed databases (--stream) "

@@ -198,7 +198,9 @@ def measure_point(point: dict, threads: int = 1) -> dict:
     schedule = point.get("schedule", "lockstep")
     overlap = point.get("overlap", "off")
     collectives = point.get("collectives", "auto")
+    eval_mapping = point.get("eval_mapping")
     rec: dict = {"network": fam.label(size) + ("" if mapping == "rows" else f" {mapping}")
+                 + ("" if eval_mapping is None else f" eval {eval_mapping}")
                  + ("" if overlap == "off" else f" overlap {overlap}")
                  + ("" if collectives == "auto" else f" {collectives}")
                  + ("" if schedule == "lockstep" else f" {schedule}"),
@@ -209,6 +211,12 @@ def measure_point(point: dict, threads: int = 1) -> dict:
         rec["overlap"] = overlap
     if collectives != "auto":
         rec["collectives"] = collectives
+    if eval_mapping is not None:
+        # the evaluation pass split by patterns (compiler/evalmap.py): W and
+        # W + K training patterns per node, as the data mapping counts them,
+        # so that every node evaluates some in both runs
+        rec["eval_mapping"] = eval_mapping
+        warmup, patterns = warmup * nodes, patterns * nodes
     if mapping in ("data", "hybrid"):
         # every node trains W and W + K batches of B patterns (and evaluates as many)
         rec["batch"] = batch
@@ -225,8 +233,13 @@ def measure_point(point: dict, threads: int = 1) -> dict:
                                       # a pipeline places the layers itself (rows: no preset)
                                       None if (mapping, schedule) == ("rows", "pipeline")
                                       else mapping, batch, schedule),
-                                  overlap=overlap, collectives=collectives)
-        rec.update(_prediction(mnet, config, program.plan))
+                                  overlap=overlap, collectives=collectives,
+                                  eval_mapping=eval_mapping)
+        if eval_mapping is None:
+            rec.update(_prediction(mnet, config, program.plan))
+        else:
+            rec["predicted_error_reason"] = ("rap plan does not price an evaluation mapping "
+                                             "(--eval-mapping; docs/plan.md)")
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -408,6 +421,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="mappings to sweep as a dimension (rows, data, layers, hybrid, "
                         "checkerboard, columns; default rows): the "
                         "table and the plot get a line per mapping (docs/compiler.md)")
+    s.add_argument("--eval-mapping", metavar="M",
+                   help="the evaluation pass's own mapping (data): trained by --mapping "
+                        "(rows or columns), evaluated by patterns, the weights all-gathered "
+                        "at the start of each evaluation pass (docs/compiler.md, \"A mapping "
+                        "per pass\"); its points count W and K training patterns per node")
     s.add_argument("--overlap", metavar="O,...",
                    help="overlapped collectives to sweep as a dimension (off, on = ring; "
                         "default off): the table and the plot get a line per value "
@@ -464,6 +482,7 @@ class Sweep:
     overlaps: tuple = ("off",)
     schedules: tuple = ("lockstep",)
     collectives: str = "auto"
+    eval_mapping: str | None = None
 
     def points(self) -> list[dict]:
         pts = []
@@ -482,6 +501,8 @@ class Sweep:
                         p["schedule"] = sc
                     if self.collectives != "auto":
                         p["collectives"] = self.collectives
+                    if self.eval_mapping is not None:
+                        p["eval_mapping"] = self.eval_mapping
                     if self.machine:
                         p["machine"] = dict(self.machine)
                     if self.profile:
@@ -530,9 +551,17 @@ def sweep_from_args(args) -> Sweep:
     overlaps = _overlaps(args.overlap) if args.overlap else ["off"]
     schedules = _schedules(args.schedule) if args.schedule else ["lockstep"]
     from rapsim.compiler.collectives import check_mode
+    from rapsim.compiler.evalmap import TRAIN_MAPPINGS, check_name
+    eval_mapping = check_name(args.eval_mapping)
+    if eval_mapping is not None and not set(mappings) <= set(TRAIN_MAPPINGS):
+        raise RapError(f"--eval-mapping {eval_mapping}: the training mapping must be "
+                       f"{' or '.join(TRAIN_MAPPINGS)} (--mapping {','.join(mappings)})")
+    if eval_mapping is not None and schedules != ["lockstep"]:
+        raise RapError(f"--eval-mapping {eval_mapping}: schedule lockstep only "
+                       f"(--schedule {','.join(schedules)})")
     sw = Sweep(fams, sizes, nodes, args.warmup, args.patterns, machine, args.profile or 0,
                tuple(mappings), args.batch, tuple(overlaps), tuple(schedules),
-               check_mode(args.collectives))
+               check_mode(args.collectives), eval_mapping)
     for n in nodes:                               # bad machine options fail here, not in a worker
         point_config({"nodes": n, "machine": machine})
     return sw

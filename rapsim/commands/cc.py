@@ -61,6 +61,13 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"the schedule ({', '.join(SCHEDULES)}) replacing the description's "
                         f"(default: the description's, else lockstep; docs/compiler.md, "
                         f"\"Schedules\")")
+    from rapsim.compiler.evalmap import EVAL_MAPPINGS
+    p.add_argument("--eval-mapping", metavar="NAME", choices=EVAL_MAPPINGS,
+                   help=f"the evaluation pass's own mapping ({', '.join(EVAL_MAPPINGS)}): "
+                        f"train by --mapping (rows or columns), evaluate each node its own "
+                        f"patterns with the whole weights, all-gathered from the training "
+                        f"slices at the start of each evaluation pass (default: the training "
+                        f"mapping evaluates; docs/compiler.md, \"A mapping per pass\")")
 
 
 def overlap_argument(p: argparse.ArgumentParser) -> None:
@@ -196,6 +203,9 @@ def run(args) -> int:
         raise RapError("--weights and --weights-file go with --forward-only")
     if args.net is not None and not args.forward_only:
         raise RapError("--net goes with --forward-only (a training program trains all its nets)")
+    if args.eval_mapping is not None and args.forward_only:
+        raise RapError("--eval-mapping goes with a training program (the inference image "
+                       "has no training pass)")
     if args.overlap is not None and args.forward_only:
         raise RapError("--overlap goes with a training program (the inference image has no "
                        "reduce-scatter to overlap)")
@@ -225,8 +235,12 @@ def run(args) -> int:
                        weights_file_words(prog.plan, weights).astype("<u4").tobytes())
     else:
         prog = compile_network(net, config.nodes, config.memory, mapping=mapping,
-                               overlap=args.overlap, collectives=args.collectives)
+                               overlap=args.overlap, collectives=args.collectives,
+                               eval_mapping=args.eval_mapping)
     print(describe_mapping(mapping, net))
+    if prog.plan.eval_plan is not None:
+        from rapsim.compiler.evalmap import describe
+        print(describe(prog.plan))
     if not args.forward_only and prog.plan.collective_report:
         print("\n".join(collective_lines(prog.plan.collective_report)))
     if not args.forward_only and prog.plan.overlap != "off":

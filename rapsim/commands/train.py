@@ -210,7 +210,9 @@ def report(result, file=None) -> None:
                   + (f", batch {result.mapping['batch']} per node"
                      if result.mapping["name"] in ("data", "hybrid") else "")
                   + (f", schedule {result.mapping['schedule']}"
-                     if result.mapping.get("schedule", "lockstep") != "lockstep" else ""))
+                     if result.mapping.get("schedule", "lockstep") != "lockstep" else "")
+                  + (f", evaluated by {result.mapping['eval_mapping']}"
+                     if result.mapping.get("eval_mapping") else ""))
     if result.frames:
         f = result.frames
         con.print(f"stream: {f['frames_per_pattern']} frames a pattern; accuracy by frames "
@@ -337,9 +339,13 @@ def run(args) -> int:
     weights = load_weights(args.load, net) if args.load else None
     mapping = resolve_mapping(args, net, config.nodes, config.memory)
     program = compile_network(net, config.nodes, config.memory, mapping=mapping,
-                              overlap=args.overlap, collectives=args.collectives)
+                              overlap=args.overlap, collectives=args.collectives,
+                              eval_mapping=args.eval_mapping)
     if not args.quiet:
         print(describe_mapping(mapping, net), file=sys.stderr)
+        if program.plan.eval_plan is not None:
+            from rapsim.compiler.evalmap import describe
+            print(describe(program.plan), file=sys.stderr)
     outputs = runtools.Outputs(args, trace=False, mark_label="pattern")
     if resume is not None:
         done = resume.epochs_done
