@@ -115,10 +115,11 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     plan.host_hooks = list(host_hooks)
     plan.overlap = overlap
     plan.collectives = collectives
-    if eval_mapping is not None:
-        from rapsim.compiler import evalmap
-        evalmap.check(network, mapping, evalmap.check_name(eval_mapping))
-        plan.eval_plan = evalmap.eval_plan(plan, eval_mapping)
+    from rapsim.compiler import evalmap
+    name, where = evalmap.choose(network, eval_mapping)
+    if name is not None:
+        evalmap.check(network, mapping, name, where)
+        plan.eval_plan = evalmap.eval_plan(plan, name)
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
 
 

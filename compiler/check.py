@@ -73,6 +73,8 @@ def build_network(desc: Description) -> Network:
         _error_function(training.error, where.get("error"), layers, outputs, errors, transfers)
     placement = _placement(desc, errors)
     overlap = _overlap(desc, errors)
+    from .evalmap import OPTION_CHOICES
+    evaluate, evaluate_loc = _net_word(desc, "evaluate", OPTION_CHOICES, errors)
     stats = _stats(desc, errors)
     messages = _format(errors, desc.files)
     if messages:
@@ -82,7 +84,8 @@ def build_network(desc: Description) -> Network:
                   source=desc.file, transfers=transfers, behaviours=behaviours,
                   nets=subnets, stats=stats, placement=placement, schedule=schedule,
                   schedule_loc=schedule_loc, cycles=cycles, overlap=overlap,
-                  phases=phase_nets, exclusions=exclusions)
+                  phases=phase_nets, exclusions=exclusions, eval_mapping=evaluate,
+                  eval_mapping_loc=evaluate_loc)
     if cycles:                  # schedule stream: every layer reads the previous frame
         from .frames import stream_order
         net.forward_order = stream_order(net.layers, net.connects, net.inputs)
@@ -211,7 +214,7 @@ def _roles(net: NetDecl, layers: dict[str, Layer], errors: list) -> dict[str, li
     roles: dict[str, list[str]] = {"input": [], "hidden": [], "output": []}
     seen: dict[str, Loc] = {}
     for role, names in net.entries:
-        if role.text in ("partition", "overlap", "schedule"):  # net-level attributes (_placement, _overlap, _schedule)
+        if role.text in ("partition", "overlap", "schedule", "evaluate"):  # net-level attributes (_placement, _overlap, _schedule, evaluate)
             continue
         if role.text not in roles:
             errors.append((role.loc, f"unknown entry {role.text!r} in net {net.name.text!r} "

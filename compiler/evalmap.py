@@ -48,6 +48,10 @@ from rapsim.memmap import ONCHIP_BLOCK_SIZE
 
 #: the evaluation mappings ``--eval-mapping`` takes
 EVAL_MAPPINGS = ("data",)
+#: the words of ``--eval-mapping`` and of the net block's ``evaluate``:
+#: an evaluation mapping, or ``same`` (the training mapping evaluates: the
+#: default; on the command line it overrides the description's word)
+OPTION_CHOICES = EVAL_MAPPINGS + ("same",)
 #: the training mappings an evaluation mapping can follow
 TRAIN_MAPPINGS = ("rows", "columns")
 #: the evaluation plan's mapping name, for each of EVAL_MAPPINGS
@@ -57,22 +61,35 @@ PREFIX = "ev_"
 
 
 class EvalMappingError(RapError):
-    """An --eval-mapping the compiler cannot build."""
+    """An evaluation mapping the compiler cannot build (with the place in
+    the description, or the option)."""
 
 
 def check_name(name: str | None, what: str = "--eval-mapping") -> str | None:
-    """``name`` when it is an evaluation mapping (None: the training
-    mapping's own evaluation)."""
-    if name is None:
+    """The evaluation mapping ``name`` asks for (None or ``same``: None, the
+    training mapping evaluates)."""
+    if name is None or name == "same":
         return None
     if name not in EVAL_MAPPINGS:
         raise EvalMappingError(f"{what}: {name!r} is not supported (the evaluation pass can be "
-                               f"mapped by: {', '.join(EVAL_MAPPINGS)})")
+                               f"mapped by: {', '.join(OPTION_CHOICES)})")
     return name
 
 
+def choose(network, option: str | None) -> tuple[str | None, str]:
+    """(the evaluation mapping, where it comes from: ``--eval-mapping`` or
+    the description's ``file:line:col: evaluate``): the option when given,
+    else the net block's ``evaluate NAME``; (None, ...): none."""
+    if option is not None:
+        return check_name(option), "--eval-mapping"
+    word = getattr(network, "eval_mapping", None)
+    where = f"{network.eval_mapping_loc}: evaluate" if word is not None else "evaluate"
+    return check_name(word, where), where
+
+
 def check(network, mapping: Mapping, name: str, what: str = "--eval-mapping") -> None:
-    """Refuse what a per-pass mapping does not support (module docstring)."""
+    """Refuse what a per-pass mapping does not support (module docstring);
+    ``what``: the option or the description's place, for the message."""
     def no(why: str) -> None:
         raise EvalMappingError(f"{what} {name}: {why}")
     if mapping.name not in TRAIN_MAPPINGS:

@@ -183,6 +183,10 @@ class Network:
     stats: list[str] = field(default_factory=list)
     #: the net block's ``overlap`` attribute as written (rapsim.compiler.overlap)
     overlap: str = "off"
+    #: the net block's ``evaluate NAME`` (the evaluation pass's own mapping,
+    #: rapsim.compiler.evalmap) and its place; None: not written
+    eval_mapping: str | None = None
+    eval_mapping_loc: Loc | None = None
     #: phases (rapsim.compiler.phases): the net of each phase that differs
     #: from the main one (a rapsim.compiler.nets.SubNet), and the
     #: exclusions as written: (kind, name, phases, loc)

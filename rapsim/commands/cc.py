@@ -61,13 +61,14 @@ def mapping_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"the schedule ({', '.join(SCHEDULES)}) replacing the description's "
                         f"(default: the description's, else lockstep; docs/compiler.md, "
                         f"\"Schedules\")")
-    from rapsim.compiler.evalmap import EVAL_MAPPINGS
-    p.add_argument("--eval-mapping", metavar="NAME", choices=EVAL_MAPPINGS,
-                   help=f"the evaluation pass's own mapping ({', '.join(EVAL_MAPPINGS)}): "
-                        f"train by --mapping (rows or columns), evaluate each node its own "
-                        f"patterns with the whole weights, all-gathered from the training "
-                        f"slices at the start of each evaluation pass (default: the training "
-                        f"mapping evaluates; docs/compiler.md, \"A mapping per pass\")")
+    from rapsim.compiler.evalmap import OPTION_CHOICES
+    p.add_argument("--eval-mapping", metavar="NAME", choices=OPTION_CHOICES,
+                   help="the evaluation pass's own mapping, replacing the description's "
+                        "'evaluate NAME': data (train by --mapping rows or columns, evaluate "
+                        "each node its own patterns with the whole weights, all-gathered from "
+                        "the training slices at the start of each evaluation pass) or same "
+                        "(the training mapping evaluates: the default; docs/compiler.md, "
+                        "\"A mapping per pass\")")
 
 
 def overlap_argument(p: argparse.ArgumentParser) -> None:
