@@ -119,7 +119,8 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     name, where = evalmap.choose(network, eval_mapping)
     if name is not None:
         evalmap.check(network, mapping, name, where)
-        plan.eval_plan = evalmap.eval_plan(plan, name)
+        plan.eval_plan = evalmap.eval_plan(plan, name, "--eval-mapping" if eval_mapping
+                                           else "description")
     return build_program(plan, lambda long_branches: generate(plan, long_branches))
 
 

@@ -121,15 +121,16 @@ def _whole(size: int, nodes: int) -> Split:
     return Split(size, (0,) + (size,) * nodes, whole=True)
 
 
-def eval_plan(train: Plan, name: str) -> Plan:
+def eval_plan(train: Plan, name: str, source: str = "--eval-mapping") -> Plan:
     """The evaluation pass's plan beside ``train``'s: every layer whole on
     every node, the connects split by columns in training kept as rows of
     W^T, buffers named with :data:`PREFIX`, placed in the memory the
-    training plan leaves (on-chip blocks, SRAM, DRAM)."""
+    training plan leaves (on-chip blocks, SRAM, DRAM).  ``source``:
+    "--eval-mapping" or "description", for reports."""
     net, n = train.network, train.nodes
     m = train.mapping
     mapping = Mapping(INTERNAL[name], n, {k: Placement(0, n - 1, "patterns") for k in net.layers},
-                      source="--eval-mapping", inputs=tuple(net.inputs),
+                      source=source, inputs=tuple(net.inputs),
                       columns=tuple(m.columns) if m is not None else ())
     used = {"sram": 0, "dram": 0, "ram0": 0, "ram1": 0, "chip": 0}
     keep = persistent(train)
