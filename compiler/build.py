@@ -118,7 +118,7 @@ def compile_network(network: Network, nodes: int, memory: MemoryConfig | None = 
     from rapsim.compiler import evalmap
     name, where = evalmap.choose(network, eval_mapping)
     if name is not None:
-        evalmap.check(network, mapping, name, where)
+        evalmap.check(network, mapping, name, where, host_hooks=plan.host_hooks)
         plan.eval_plan = evalmap.eval_plan(plan, name, "--eval-mapping" if eval_mapping
                                            else "description")
     return build_program(plan, lambda long_branches: generate(plan, long_branches))

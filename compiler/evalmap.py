@@ -87,7 +87,8 @@ def choose(network, option: str | None) -> tuple[str | None, str]:
     return check_name(word, where), where
 
 
-def check(network, mapping: Mapping, name: str, what: str = "--eval-mapping") -> None:
+def check(network, mapping: Mapping, name: str, what: str = "--eval-mapping",
+          host_hooks=()) -> None:
     """Refuse what a per-pass mapping does not support (module docstring);
     ``what``: the option or the description's place, for the message."""
     def no(why: str) -> None:
@@ -101,9 +102,9 @@ def check(network, mapping: Mapping, name: str, what: str = "--eval-mapping") ->
         no("phases are not supported (the evaluation pass would need a net per phase)")
     if network.nets:
         no("several nets are not supported")
-    if network.behaviours:
-        no("behaviours are not supported (they may read the training layout during "
-           "the evaluation pass)")
+    if network.behaviours or host_hooks:
+        no(f"{'behaviours' if network.behaviours else 'host callbacks'} are not supported "
+           f"(they may read the training layout during the evaluation pass)")
     for c in network.connects:
         if c.kind != "full":
             no(f"connect {c.name} is {c.kind}: full connects only")

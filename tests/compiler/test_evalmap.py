@@ -154,3 +154,11 @@ def test_whole_weights_that_do_not_fit():
     with pytest.raises(LoweringError, match=r"data evaluation: the whole weights \(66560 "
                                             r"words\) do not fit a node"):
         compile_network(network, 16, memory, eval_mapping="data")
+
+
+def test_host_callbacks_refused():
+    network = net(XOR)
+    data = random_data(network, 4, 1)
+    with pytest.raises(EvalMappingError, match="host callbacks are not supported"):
+        train(network, data, nodes=2, eval_mapping="data",
+              callbacks={"after_epoch": lambda ctx: None})
