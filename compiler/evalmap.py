@@ -340,3 +340,62 @@ def describe(plan: Plan) -> str:
     return (f"evaluation mapping data ({ep.mapping.source}): the whole weights on each of "
             f"{plan.nodes} node{'s' if plan.nodes > 1 else ''} (all-gathered from the "
             f"training slices at the start of each evaluation pass), patterns split")
+
+
+# -- the cost model (rap plan, compiler/plan.py) ---------------------------------------
+
+def price(network, mapping: Mapping, memory=None, name: str = "data") -> dict:
+    """The cost model's cycles of the evaluation mapping ``name`` after
+    training by ``mapping`` (rap plan's walk of the generated program,
+    compiler/plan.py, with firmware/costs.py's formulas):
+    ``forward_cycles``, a forward pattern of the machine in the steady
+    state (a node's pattern over the N nodes: what ``rap bench`` measures),
+    and ``gather_cycles``, the weights' copies and all-gathers at the start
+    of a pass (the slowest node)."""
+    from .overlap import overlap_for
+    from .plan import _one_pattern, _PlanGen, _Pricer
+    from .plan_user import routine_costs
+    check(network, mapping, name)
+    plan = lower(network, mapping.nodes, memory, mapping)
+    plan.host_hooks = []
+    plan.overlap = overlap_for(network, mapping, None)
+    plan.eval_plan = eval_plan(plan, name)
+    user = routine_costs(network, memory)
+    g = _PlanGen(plan)
+    g.prologue()
+    gather = g.section(lambda: gather_weights(g))
+    eg = _PlanGen(plan.eval_plan)
+    eg.prologue()
+    fwd = eg.section(lambda: _one_pattern(eg, False))
+    gather_cycles, _ = _Pricer(g, plan, user=user).price(gather)
+    node_pattern, breakdown = _Pricer(eg, plan.eval_plan, user=user).price(fwd)
+    n = mapping.nodes
+    return {"forward_cycles": node_pattern / n, "gather_cycles": gather_cycles,
+            "forward_breakdown": {k: v / n for k, v in breakdown.items()}}
+
+
+def plan_rows(network, predictions, memory=None, clock_mhz: float = 16.0,
+              name: str = "data") -> list[dict]:
+    """``rap plan --eval-mapping``: for each lock-step prediction of a
+    training mapping an evaluation mapping can follow (rows, columns), the
+    training figures as ranked and the evaluation pass by ``name``
+    (:func:`price`): forward cycles a pattern and MCPS in the steady state,
+    the weights' all-gather a pass, and the evaluation patterns a pass
+    from which the amortised MCPS reach the training mapping's own."""
+    from .mapping import resolve
+    out = []
+    for p in predictions:
+        if p.mapping not in TRAIN_MAPPINGS or p.schedule != "lockstep":
+            continue
+        r = price(network, resolve(network, p.nodes, p.mapping), memory, name)
+        fwd, gather = r["forward_cycles"], r["gather_cycles"]
+        mcps = network.connections() * clock_mhz / fwd
+        # P patterns: connections P clock / (gather + P fwd) >= the training
+        # mapping's own MCPS  <=>  P >= gather / (own cycles - fwd)
+        even = (gather / (p.forward_cycles - fwd) if p.forward_cycles > fwd else None)
+        out.append({"mapping": p.label, "eval_mapping": name,
+                    "train_cycles": p.train_cycles, "mcups": p.mcups,
+                    "forward_cycles": fwd, "mcps": mcps, "gather_cycles": gather,
+                    "own_forward_cycles": p.forward_cycles,
+                    "patterns_to_break_even": None if even is None else int(even) + 1})
+    return out

@@ -235,11 +235,7 @@ def measure_point(point: dict, threads: int = 1) -> dict:
                                       else mapping, batch, schedule),
                                   overlap=overlap, collectives=collectives,
                                   eval_mapping=eval_mapping)
-        if eval_mapping is None:
-            rec.update(_prediction(mnet, config, program.plan))
-        else:
-            rec["predicted_error_reason"] = ("rap plan does not price an evaluation mapping "
-                                             "(--eval-mapping; docs/plan.md)")
+        rec.update(_prediction(mnet, config, program.plan, eval_mapping))
         t1 = time.perf_counter()
         runs, profiles = [], []
         for count in ([warmup] if warmup else []) + [warmup + patterns]:
@@ -288,18 +284,26 @@ def measure_point(point: dict, threads: int = 1) -> dict:
     return rec
 
 
-def _prediction(network, config, plan) -> dict:
+def _prediction(network, config, plan, eval_mapping: str | None = None) -> dict:
     """The cost model's cycles per pattern of the point's program (rap
     plan, docs/plan.md), recorded beside the measured ones; a program the
-    model cannot price records why instead."""
+    model cannot price records why instead.  With an evaluation mapping
+    (compiler/evalmap.py) the forward pattern is its, and the weights'
+    all-gather a pass is recorded too."""
     from rapsim.compiler.plan import PlanError, predict
     try:
         p = predict(network, plan.mapping, config.memory, config.clock_hz / 1e6,
                     overlap=plan.overlap)
+        out = {"predicted_train_cycles_per_pattern": p.train_cycles,
+               "predicted_eval_cycles_per_pattern": p.forward_cycles}
+        if eval_mapping is not None:
+            from rapsim.compiler.evalmap import price
+            r = price(network, plan.mapping, config.memory, eval_mapping)
+            out["predicted_eval_cycles_per_pattern"] = r["forward_cycles"]
+            out["predicted_gather_cycles"] = r["gather_cycles"]
     except PlanError as e:
         return {"predicted_error_reason": str(e)}
-    return {"predicted_train_cycles_per_pattern": p.train_cycles,
-            "predicted_eval_cycles_per_pattern": p.forward_cycles}
+    return out
 
 
 #: figures every measured record has (the table, the plot and the profile tables use them)

@@ -48,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
                    help="plan this schedule only (default: lockstep and pipeline, or the "
                         "description's stream; docs/plan.md)")
+    p.add_argument("--eval-mapping", metavar="NAME", choices=("data",),
+                   help="also price the evaluation pass by its own mapping (data) after "
+                        "training by rows or columns: forward cycles, MCPS and the weights' "
+                        "all-gather a pass (docs/compiler.md, \"A mapping per pass\")")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -103,6 +107,24 @@ def run(args) -> int:
            "ranked": [p.to_dict() for p in ranked],
            "refused": [{"mapping": r.mapping, "reason": r.reason} for r in refused],
            "assumptions": assumptions}
+    if args.eval_mapping:
+        from rapsim.compiler.evalmap import plan_rows
+        rows = plan_rows(net, ranked, config.memory, mhz, args.eval_mapping)
+        e = Table(title=f"evaluated by {args.eval_mapping} (the weights all-gathered at the "
+                        f"start of each evaluation pass)")
+        for col in ("mapping", "train cyc", "MCUPS", "fwd cyc", "MCPS", "gather cyc",
+                    "patterns to pay"):
+            e.add_column(col, justify="left" if col == "mapping" else "right")
+        for r in rows:
+            e.add_row(r["mapping"], f"{r['train_cycles']:,.0f}", f"{r['mcups']:.2f}",
+                      f"{r['forward_cycles']:,.0f}", f"{r['mcps']:.2f}",
+                      f"{r['gather_cycles']:,.0f}",
+                      "never" if r["patterns_to_break_even"] is None
+                      else str(r["patterns_to_break_even"]))
+        con.print(e)
+        con.print("patterns to pay: the evaluation patterns a pass from which the amortised "
+                  "MCPS (gather included) pass the training mapping's own evaluation")
+        out["eval_mapping"] = rows
     if args.check and ranked:
         c = Table(title="predicted against simulated cycles per pattern")
         for col in ("mapping", "train predicted", "train simulated", "error",

@@ -136,7 +136,9 @@ def test_bench_point(tmp_path, monkeypatch, capsys):
     assert r["eval_mapping"] == "data" and r["mapping"] == "columns"
     assert r["network"] == "square 8-8-8 columns eval data"
     assert r["mcps"] > 0 and r["mcups"] > 0 and "error" not in r
-    assert "predicted_error_reason" in r
+    assert r["predicted_gather_cycles"] > 0
+    assert r["predicted_eval_cycles_per_pattern"] == pytest.approx(r["eval_cycles_per_pattern"],
+                                                                   rel=0.1)
 
 
 @pytest.mark.parametrize("extra,message", [
@@ -148,3 +150,17 @@ def test_bench_refusals(extra, message, tmp_path, monkeypatch, capsys):
                         "--eval-mapping", "data", "--results", tmp_path / "b.json",
                         "--no-plot"] + extra, monkeypatch, capsys)
     assert rc == 1 and message in err
+
+
+def test_plan_prices_the_evaluation_mapping(tmp_path, monkeypatch, capsys):
+    src, _ = _wide(tmp_path)
+    js = tmp_path / "p.json"
+    rc, out, err = rap(["plan", src, "--nodes", 4, "--schedule", "lockstep",
+                        "--eval-mapping", "data", "--json", js], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "evaluated by data" in out
+    rows = json.loads(js.read_text())["eval_mapping"]
+    assert {r["mapping"].split()[0] for r in rows} == {"rows", "columns"}
+    for r in rows:
+        assert r["eval_mapping"] == "data" and r["forward_cycles"] > 0
+        assert r["gather_cycles"] > 0 and r["mcps"] > 0

@@ -162,3 +162,25 @@ def test_host_callbacks_refused():
     with pytest.raises(EvalMappingError, match="host callbacks are not supported"):
         train(network, data, nodes=2, eval_mapping="data",
               callbacks={"after_epoch": lambda ctx: None})
+
+
+@pytest.mark.parametrize("nodes", [4, 16])
+def test_the_cost_model_prices_the_evaluation_mapping(nodes):
+    # rap plan's walk (evalmap.price) against the simulated cycles: a forward
+    # pattern of the machine in the steady state, and the gather a pass
+    from rapsim.compiler.evalmap import price
+    from rapsim.compiler.train import measure, measurement_network
+    from rapsim.config import MachineConfig
+    network = net(WIDE)
+    m = resolve(network, nodes)
+    r = price(network, m)
+    config = MachineConfig(nodes=nodes)
+    prog = compile_network(measurement_network(network), nodes, eval_mapping="data")
+    cycles = {}
+    for k in (1, 2):        # k patterns a node
+        run = measure(network, config, train_patterns=k * nodes // 2,
+                      test_patterns=k * nodes // 2, program=prog)
+        cycles[k] = run.performance.evaluate.cycles
+    gather, per = 2 * cycles[1] - cycles[2], (cycles[2] - cycles[1]) / nodes
+    assert r["gather_cycles"] == pytest.approx(gather, rel=0.1)
+    assert r["forward_cycles"] == pytest.approx(per, rel=0.1)
