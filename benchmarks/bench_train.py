@@ -33,11 +33,13 @@ NODES = (4, 16, 40, 64)
 PUBLISHED = {20: "200-300 MCPS, 30-60 MCUPS", 40: "574 MCPS, 106 MCUPS"}
 
 
-def point(nodes: int, patterns: int = 16, threads: int = 1, mapping: str | None = None) -> dict:
+def point(nodes: int, patterns: int = 16, threads: int = 1, mapping: str | None = None,
+          eval_mapping: str | None = None) -> dict:
     net = parse_file(SPEECH)
     t0 = time.perf_counter()
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
-                  test_patterns=patterns, threads=threads, mapping=mapping)
+                  test_patterns=patterns, threads=threads, mapping=mapping,
+                  eval_mapping=eval_mapping)
     wall = time.perf_counter() - t0
     p = res.performance.to_dict()
     return {"nodes": nodes, "mcps": p["mcps"], "mcups": p["mcups"],
@@ -67,6 +69,19 @@ def test_speech_mlp_columns(benchmark, nodes):
     benchmark.extra_info.update(r)
     benchmark.extra_info["mapping"] = "columns"
     assert r["mcps"] > r["mcups"] > 0
+
+
+@pytest.mark.parametrize("nodes", [16, 40, 64])
+def test_speech_mlp_columns_eval_data(benchmark, nodes):
+    """Trained by columns, evaluated by data (docs/compiler.md, "A mapping
+    per pass"): 2N evaluation patterns, two a node, so the evaluation's MCPS
+    here is amortised with the weights' all-gather of the pass (the steady
+    state: docs/bench.md, "Issue 14: a mapping per pass")."""
+    r = benchmark.pedantic(point, args=(nodes, nodes, 1, "columns", "data"), rounds=1,
+                           iterations=1)
+    benchmark.extra_info.update(r)
+    benchmark.extra_info.update(mapping="columns", eval_mapping="data")
+    assert r["mcps"] > 0 and r["mcups"] > 0
 
 
 @pytest.mark.parametrize("threads", [1, 2])
