@@ -184,3 +184,35 @@ def test_the_cost_model_prices_the_evaluation_mapping(nodes):
     gather, per = 2 * cycles[1] - cycles[2], (cycles[2] - cycles[1]) / nodes
     assert r["gather_cycles"] == pytest.approx(gather, rel=0.1)
     assert r["forward_cycles"] == pytest.approx(per, rel=0.1)
+
+
+@pytest.mark.parametrize("overlap,collectives", [("on", "auto"), ("off", "rotation"),
+                                                 ("off", "chain")])
+def test_with_overlap_and_collectives(overlap, collectives):
+    # the gather takes the collectives' mode; training as the training
+    # mapping alone builds it with the same options, bit for bit
+    from rapsim.compiler.train import run_program
+    from rapsim.config import MachineConfig
+    network = net(WIDE)
+    tr, te = random_data(network, 6, 1), random_data(network, 3, 2)
+    results = []
+    for ev in (None, "data"):
+        prog = compile_network(network, 4, overlap=overlap, collectives=collectives,
+                               eval_mapping=ev)
+        results.append(run_program(prog, MachineConfig(nodes=4), tr, te))
+    alone, both = results
+    assert both.weights.max_difference(alone.weights) == 0.0
+    y = _reference_outputs(network, 4, None, both.weights, tr, te)
+    assert np.abs(both.outputs - y).max() < WEIGHT_TOL
+    routines = {r["routine"] for r in both.collectives if r.get("pass") == "evaluation"}
+    assert routines <= {"_ring_allgather", "_ring_allgather_rot"} and routines
+    if collectives == "rotation":
+        assert routines == {"_ring_allgather_rot"}
+
+
+def test_streamed_database_refused():
+    from rapsim.errors import RapError
+    network = net(SOFTMAX)
+    data = random_data(network, 4, 1)
+    with pytest.raises(RapError, match="--eval-mapping keeps the pattern database"):
+        train(network, data, nodes=2, eval_mapping="data", stream=True)
