@@ -150,11 +150,14 @@ def eval_plan(train: Plan, name: str, source: str = "--eval-mapping") -> Plan:
             from None
     try:
         ep = lower(net, n, left, mapping)
-    except LoweringError as e:
+    except LoweringError:
         need = sum(net.layers[c.dst].size * net.layers[c.src].size for c in net.connects)
-        raise LoweringError(f"{name} evaluation: the whole weights ({need} words) do not fit a "
-                            f"node beside the training program's ({used['sram']} words of SRAM, "
-                            f"{used['dram']} of DRAM in use): {e}") from None
+        raise LoweringError(
+            f"{name} evaluation: the whole weights ({need} words) do not fit a node beside the "
+            f"training program: {max(left.sram_words - SRAM_RESERVE, 0)} words of SRAM and "
+            f"{left.dram_words} of DRAM are left per node (the training program's buffers take "
+            f"{used['sram']} and {used['dram']}); evaluate by the training mapping "
+            f"(--eval-mapping same) or give the nodes more memory") from None
     for lp in ep.layers.values():
         lp.split = _whole(lp.layer.size, n)
         # the evaluation pass runs forward only
