@@ -468,6 +468,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         n.r[RAP_REG_RS] = c.pc + 1
         n.r[RAP_REG_RE] = <uint32_t>d.o[0].val
         n.r[RAP_REG_ST] |= ST_RM
+        n.rptb_skip = 0            # a new loop: rptb_bulk() looks at its body again
     elif op == RAP_OP_IDLE:
         n.r[RAP_REG_ST] |= ST_GIE
         if not (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
@@ -701,6 +702,15 @@ cdef int fh_rpts(Node* n, Ctx* c) noexcept nogil:
 
 cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
     return 0                        # NOP: its operand's address (and ARn update) only
+
+
+cdef int fh_mpyf_p_addf(Node* n, Ctx* c) noexcept nogil:
+    mpyf_par_addsubf(n, c, 0)       # MPYF3 || ADDF3: the dot products' and mxtv's step
+    return 0
+
+cdef int fh_mpyf_p_subf(Node* n, Ctx* c) noexcept nogil:
+    mpyf_par_addsubf(n, c, 1)
+    return 0
 
 
 cdef int fh_par_store(Node* n, Ctx* c) noexcept nogil:
@@ -1023,6 +1033,10 @@ cdef FastOp fast_handler(Decoded* d) noexcept nogil:
         return fh_rpts
     if op == RAP_OP_NOP:
         return fh_nop
+    if op == RAP_OP_MPYF_P_ADDF:
+        return fh_mpyf_p_addf
+    if op == RAP_OP_MPYF_P_SUBF:
+        return fh_mpyf_p_subf
     if op == RAP_OP_LDI_P_STI:
         return fh_ldi_p_sti
     if op == RAP_OP_LDF_P_STF:
