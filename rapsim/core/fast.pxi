@@ -314,9 +314,26 @@ cdef inline int64_t rpts_bulk_reads(Node* n, Ctx* c, int64_t K, int64_t t0, int6
     cdef uint32_t pc = c.pc, ar
     cdef int64_t j = 0, m
     cdef int k, i, reg
+    cdef int64_t s0, s1
+    cdef int r4, r3, r2, r5, sub
     for k in range(d.naddr):
         i = d.addr_op[k]
         p[k] = word_ptr(n, <uint32_t>first[k], c.rgs[i])
+    if (d.op == RAP_OP_MPYF_P_ADDF or d.op == RAP_OP_MPYF_P_SUBF) and d.naddr == 2 \
+            and (d.src_mem & 0x1B) == 0x03:
+        # the dot product, MPYF3 *ARm, *ARn, R || ADDF3 R, R, R: its registers
+        # and memory words taken once here (mpyf_addsubf_mm, ops.pxi)
+        k = 0 if d.addr_op[0] == 0 else 1
+        s0 = step[k]
+        s1 = step[1 - k]
+        r4 = d.o[4].reg
+        r3 = d.o[3].reg
+        r2 = d.o[2].reg
+        r5 = d.o[5].reg
+        sub = d.op == RAP_OP_MPYF_P_SUBF
+        while j < K:
+            mpyf_addsubf_mm(n, p[k][s0 * j], p[1 - k][s1 * j], r4, r3, r2, r5, sub)
+            j += 1
     while j < K:
         for k in range(d.naddr):
             c.mv[d.addr_op[k]] = p[k][step[k] * j]
@@ -773,3 +790,14 @@ cdef int64_t rptb_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     n.prev_pc = re
     budget[0] -= K * L
     return K * L
+
+
+cdef inline int64_t repeat_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """In a repeat (RPTS, or ST.RM of an RPTB loop) in the plain state: the
+    next RPTS repetitions (rpts_bulk) or, at RS, the next RPTB passes
+    (rptb_bulk) in bulk; the instructions run (0: none)."""
+    if n.rpts == 2:
+        return rpts_bulk(n, limit, budget)
+    if n.rpts == 0 and n.pc == (n.r[RAP_REG_RS] & 0xFFFFFF):
+        return rptb_bulk(n, limit, budget)
+    return 0

@@ -62,12 +62,8 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             break
         if plain_state(n):
             # the common case (fast.pxi): RPTS repetitions in bulk, or one instruction
-            if n.rpts == 2:
-                if rpts_bulk(n, limit, budget):
-                    continue
-            elif (n.r[RAP_REG_ST] & ST_RM) and n.pc == (n.r[RAP_REG_RS] & 0xFFFFFF) \
-                    and rptb_bulk(n, limit, budget):
-                continue                # the passes of an RPTB block in bulk (fast.pxi)
+            if (n.rpts | (n.r[RAP_REG_ST] & ST_RM)) and repeat_bulk(n, limit, budget):
+                continue                # RPTS repetitions or RPTB passes in bulk (fast.pxi)
             budget[0] -= 1
             fast_step(n)
         else:
