@@ -746,6 +746,7 @@ cdef int64_t rptb_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
         c.t_ring = t0
         c.hostcall = 0
         acc_clear(&c.acc)
+        c.nextpc = c.pc + 1             # (no handler of bulk_op changes it)
         for k in range(bi.nm):
             m = &bi.m[k]
             c.rgs[m.i] = m.rg
@@ -756,13 +757,14 @@ cdef int64_t rptb_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
         for i in range(L):
             bi = &b[i]
             c = &cs[i]
-            for k in range(bi.nm):
+            for k in range(bi.nm):      # this pass's words and addresses; on to the next pass's
                 m = &bi.m[k]
                 if m.w:
-                    c.ea[m.i] = <uint32_t>(m.a + j * m.step)
+                    c.ea[m.i] = <uint32_t>m.a
+                    m.a += m.step
                 else:
-                    c.mv[m.i] = m.p[j * m.step]
-            c.nextpc = c.pc + 1
+                    c.mv[m.i] = m.p[0]
+                    m.p += m.step
             bi.d.fh(n, c)               # (bulk_op: it cannot fail)
         j += 1
     # -- the counters of the K passes, as retire() would have added them

@@ -964,16 +964,20 @@ cdef int fh_cmpi_i(Node* n, Ctx* c) noexcept nogil:
 # operands in R0-R7.  The bodies are op_flt2's, op_cmpf's and op_flt1's
 # (flt_op, faddsub: guide 5.4-5.6), with the operand kinds as constants.
 
+cdef inline bint freg(Opnd* o) noexcept nogil:
+    """Is the operand one of R0-R7 (a float register, or an integer-kind
+    register operand naming one)?"""
+    return (o.kind == RAP_K_FREG or o.kind == RAP_K_REG) and o.reg < 8
+
+
 cdef inline int float_form(Decoded* d) noexcept nogil:
     """The simple operand form of a float instruction (FORM_*), or -1."""
-    if d.nops == 2 and d.o[1].kind == RAP_K_REG and d.o[1].reg < 8:
+    if d.nops == 2 and freg(&d.o[1]):
         if d.o[0].kind == RAP_K_FIMM:
             return FORM_I
-        if d.o[0].kind == RAP_K_REG and d.o[0].reg < 8:
+        if freg(&d.o[0]):
             return FORM_R
-    elif d.nops == 3 and d.o[0].kind == RAP_K_REG and d.o[1].kind == RAP_K_REG \
-            and d.o[2].kind == RAP_K_REG and d.o[0].reg < 8 and d.o[1].reg < 8 \
-            and d.o[2].reg < 8:
+    elif d.nops == 3 and freg(&d.o[0]) and freg(&d.o[1]) and freg(&d.o[2]):
         return FORM_RR
     return -1
 
