@@ -138,12 +138,10 @@ cdef int ring_rotation(Node* nodes, int count) noexcept nogil:
     cdef Link* L
     for i in range(count):
         n = &nodes[i]
-        if n.status != ST_RING_WRITE or not n.wait_reads or n.rout.count != 2 \
+        L = n.rout
+        if n.status != ST_RING_WRITE or not n.wait_reads or L.count != 2 \
                 or n.rin.count == 0:
             return 0
-    for i in range(count):
-        n = &nodes[i]
-        L = n.rout
         T = i64max(T, n.wait_t)
         T = i64max(T, n.rin.mtime[n.rin.head])
         T = i64max(T, L.wtime[(L.head + 1) & 3] + L.latency - 1)
@@ -246,36 +244,38 @@ cdef void rotation_rounds(Sched* s, int64_t* budget) noexcept nogil:
     turns the scheduler's passes would give (the same functions, the same
     order of decisions by cycle stamps: any order gives the same results),
     without a pass's bookkeeping for each node.  It leaves the rest to the
-    passes as soon as a node is in any other state (its RPTS ended, a stop,
-    the horizon, the budget), before or after its turn; not with a quantum
-    (its own limits per turn) or from a thread of a node group."""
+    passes after a round in which a node is in any other state (its RPTS
+    ended, the horizon, the budget), before or after its turn (the others
+    have had theirs: any order gives the same results), or at once when a
+    node stops (so the horizon stays the one read at the start); not with a
+    quantum (its own limits per turn) or from a thread of a node group."""
     cdef Node* nodes = s.nodes
-    cdef int count = s.count, j, i
+    cdef int count = s.count, j, i, other
     cdef int64_t lim
     cdef Node* n
     if s.quantum > 0:
         return
+    lim = rap_load64(&s.horizon)
     while True:
-        lim = rap_load64(&s.horizon)
         if budget[0] < count:
             return
-        for j in range(count):
-            if not rotation_ready(&nodes[j], lim):
-                return
+        other = 0
         for j in range(count):
             i = s.order[j]
             n = &nodes[i]
-            if n.cycle >= rap_load64(&s.horizon):
-                continue                # left waiting: a pass finds it at the horizon
+            if not rotation_ready(n, lim):
+                other = 1               # left as it is: a pass finds it
+                continue
             n.status = ST_RUNNING
-            if ring_rpts(n, rap_load64(&s.horizon), budget) == 0:
+            # the ring loops' own form (ringfast.pxi), else ring_rpts' general one
+            if not rotation_turn(n, lim, budget) and ring_rpts(n, lim, budget) == 0:
                 return                  # not ring_rpts' case after all: the passes run it
-            if stop_event(n.status) >= 0:
-                note_stop(s, i)
-        for j in range(count):
-            if nodes[j].status != ST_RING_WRITE:
-                return
-        if not ring_rotation(nodes, count):
+            if n.status != ST_RING_WRITE:
+                if stop_event(n.status) >= 0:
+                    note_stop(s, i)
+                    return
+                other = 1
+        if other or not ring_rotation(nodes, count):
             return
 
 
