@@ -229,9 +229,12 @@ cdef inline void note_stop(Sched* s, int i) noexcept nogil:
 
 
 cdef inline bint rotation_ready(Node* n, int64_t lim) noexcept nogil:
-    """Is n waiting for a committed rotation with an RPTS repetition over
-    RING_DATA that ring_rpts (ringfast.pxi) runs, below lim?"""
-    return n.status == ST_RING_WRITE and n.rout.count == 2 and n.rout.rotate_at < T_NEVER \
+    """Is n waiting for a committed rotation (or, its downstream node having
+    had its turn in the rotation, for room that is now there) with an RPTS
+    repetition over RING_DATA that ring_rpts (ringfast.pxi) runs, below
+    lim?"""
+    return n.status == ST_RING_WRITE \
+        and (n.rout.count < 2 or (n.rout.count == 2 and n.rout.rotate_at < T_NEVER)) \
         and n.rpts == 2 and n.rpts_ring and n.pend_valid and n.pend_fetch_rg == RG_NONE \
         and not n.periph_on and not n.dslots and n.probe == NULL and n.cycle < lim
 
