@@ -341,26 +341,30 @@ cdef int64_t ring_rpts(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
 
 cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """A node's turn in a rotation round (rotation_rounds, schedule.pxi): the
-    repetition it keeps, waiting for the committed rotation, decoded by
-    ring_rpts_lean; then the next one decoded and parked, as ring_rpts_lean
+    repetition it keeps, waiting for the committed rotation (or for room the
+    rotation made), decoded by ring_rpts_lean; then the next one decoded and parked, as ring_rpts_lean
     would, in straight code.  0 if the kept repetition is not of that kind
     (nothing changed: the caller runs ring_rpts); else 1, the node parked
-    again, stopped, or running (the scheduler's passes go on with it)."""
+    again, stopped, or running (the scheduler's passes go on with it).
+    Rotation rounds run on one host thread while any others wait (a thread
+    of a node group never runs them), so the links are used without their
+    locks (ring.pxi's unlocked functions)."""
     cdef Decoded* d = &n.rpts_ins
     cdef RingDec* r = &n.rdec
     cdef Ctx c
     cdef uint32_t pc = n.rpts_pc, v
     cdef int i0, i1, rd, err
     cdef int64_t t, t_ring, t_read, when
+    # a lean decode kept at this cycle, pend_ins its copy (so n.rpts == 2)
     if not (r.valid and r.lean and r.cycle == n.cycle and n.rpts_ring == 2
             and n.fwd_count > 0):
         return 0
     t = n.cycle + r.stall
     # -- the ring tests of step() (they pass: a word is in, the rotation committed)
-    if not ring_read_ready(n.rin, t, &when):
+    if not ring_read_ready_(n.rin, t, &when):
         return 0
     t_read = when
-    if not ring_write_ready(n.rout, when, &t_ring):
+    if not ring_write_ready_(n.rout, when, &t_ring):
         return 0
     i0 = d.addr_op[0]
     i1 = d.addr_op[1] if d.naddr == 2 else i0
@@ -369,10 +373,10 @@ cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept 
     n.pend_valid = 0
     # -- read memory operands
     acc_clear(&c.acc)
-    v = ring_take(n.rin, t_ring)
+    v = ring_take_(n.rin, t_ring)
     c.mv[rd] = v
     n.ring_received += 1
-    ring_put(n.rout, v, t_ring)
+    ring_put_(n.rout, v, t_ring)
     n.fwd_count -= 1
     n.ring_forwarded += 1
     n.acc_read[RG_RINGIO] += 1
@@ -416,10 +420,10 @@ cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept 
     if not ring_lean_decode(n, d, r):
         return 1
     t = n.cycle + r.stall
-    if not ring_read_ready(n.rin, t, &when):
+    if not ring_read_ready_(n.rin, t, &when):
         ring_lean_park(n, r, ST_RING_READ)
         return 1
-    if n.fwd_count > 0 and not ring_write_ready(n.rout, when, &t_ring):
+    if n.fwd_count > 0 and not ring_write_ready_(n.rout, when, &t_ring):
         n.wait_t = t
         n.wait_reads = 1
         ring_lean_park(n, r, ST_RING_WRITE)
