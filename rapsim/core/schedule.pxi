@@ -183,6 +183,7 @@ cdef struct Sched:
     int result
     int who
     int rotated             # sched_settle committed a rotation of the whole ring
+    int serial              # the last round over every node ran short turns (global_rounds)
     rap_mutex_t mu          # threads that wait for a round over every node sleep on cv
     rap_cond_t cv
 
@@ -210,6 +211,7 @@ cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t qu
     s.result = EV_DONE
     s.who = -1
     s.rotated = 0
+    s.serial = 0
     for i in range(count):
         if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, s.pending):
             s.pending = i
@@ -519,9 +521,9 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
         if sched_pass(s, s.order, s.count, &progress, &active, &w.budget, SERIAL_CHUNK,
                       &coarse) == EV_YIELD or w.budget <= 0:
             return EV_YIELD
-        s.rotated = 0
         r = sched_settle(s, active, progress, &s.who, &w.budget)
-        if r >= 0 or not s.rotated or 2 * coarse >= active:
+        s.serial = 2 * coarse < active
+        if r >= 0 or not s.serial:
             return r
 
 
@@ -592,15 +594,24 @@ cdef void* worker_main(void* arg) noexcept nogil:
 
 
 cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quantum,
-                             int32_t* order, int nthreads, int* who, int64_t* budget) noexcept nogil:
+                             int32_t* order, int nthreads, int* who, int64_t* budget,
+                             int* serial) noexcept nogil:
     """run_machine with the nodes split into nthreads contiguous groups
     (2 <= nthreads <= count), each on its own host thread (see above); the
     same results and counters.  -1 if a thread cannot be started or memory
-    allocated (nothing was run; the caller runs on one thread)."""
+    allocated (nothing was run; the caller runs on one thread).
+
+    serial[0] (the machine keeps it from one call to the next): in, the last
+    call ended in rounds over every node with short turns -- the call then
+    starts with such rounds on this thread and starts the other threads only
+    when they find the nodes running whole turns (a host call in a
+    ring-bound phase costs no thread start); out, whether this call ended
+    so.  Only the simulated state decides it (the turns nodes run), and no
+    result depends on it."""
     cdef Sched s
     cdef Worker* ws
     cdef int32_t* orders
-    cdef int g, i, j, k, started = 0, failed = 0
+    cdef int g, i, j, k, r, started = 0, failed = 0
     cdef int* group
     sched_init(&s, nodes, count, limit, quantum, order)
     ws = <Worker*>calloc(nthreads, sizeof(Worker))
@@ -634,16 +645,23 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     for i in range(count):
         nodes[i].rout.shared = group[i] != group[(i + 1) % count]
         nodes[i].rout.lock = 0
-    for g in range(1, nthreads):
-        if rap_thread_start(&ws[g].tid, worker_main, &ws[g]) != 0:
-            failed = 1
-            break
-        started += 1
-    if failed:
-        # the threads started end at once: the call yields with nothing lost
-        sched_request_stop(&s, EV_YIELD)
-    else:
-        worker_main(&ws[0])
+    if serial[0]:
+        # go on with the rounds over every node the last call ended in
+        r = global_rounds(&s, &ws[0])
+        if r >= 0:
+            s.result = r
+            s.stop = 1
+    if not s.stop:
+        for g in range(1, nthreads):
+            if rap_thread_start(&ws[g].tid, worker_main, &ws[g]) != 0:
+                failed = 1
+                break
+            started += 1
+        if failed:
+            # the threads started end at once: the call yields with nothing lost
+            sched_request_stop(&s, EV_YIELD)
+        else:
+            worker_main(&ws[0])
     for g in range(1, started + 1):
         rap_thread_join(&ws[g].tid)
     for i in range(count):
@@ -653,8 +671,9 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     free(ws)
     free(orders)
     free(group)
-    if failed and started == 0:
+    if failed and started == 0 and not serial[0]:
         return -1
+    serial[0] = s.serial
     if s.result == EV_YIELD:
         budget[0] = 0
     who[0] = s.who
