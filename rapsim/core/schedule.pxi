@@ -453,13 +453,15 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # bounds that free RING_STAT waits, the pending stop, deadlock and the cycle
 # limit -- is decided when no group can move: the threads meet (nstuck ==
 # nthreads) and the last one to arrive runs rounds of run_machine over
-# every node (sched_pass + sched_settle) while the others sleep.  It goes on
-# with such rounds while the ring moves by rotations (a full ring: every
-# step of every node needs every node, so threads would meet at each one)
-# and most turns end within SERIAL_CHUNK instructions, and hands back to the
-# groups in parallel after a round without a rotation or once at least half
-# the nodes run whole turns (compute-bound again), or ends the call with
-# the round's event.  A stop (host call, error, SWI, IDLE) is
+# every node (sched_pass + sched_settle) while the others wait.  It goes on
+# with such rounds while most turns end within SERIAL_CHUNK instructions (a
+# ring-bound phase: every step of a node needs its neighbours, so the
+# groups would meet at every rotation or ring word), and hands back to the
+# groups in parallel once at least half the nodes run whole turns
+# (compute-bound again), or ends the call with the round's event.  A call
+# after one that ended in such rounds starts with them (run_machine_threads,
+# Machine.serial).  Only the simulated state (the turns the nodes run)
+# decides, and no result depends on it.  A stop (host call, error, SWI, IDLE) is
 # noted under the lock and lowers the horizon for every group; the call
 # returns only when the threads meet, so the event reported -- and so the
 # host call the daemon serves next, with the GIL, in Python -- is the first
@@ -516,7 +518,8 @@ cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
 
 cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
     """Rounds over every node, by this thread alone (see above): -1 to go back
-    to the groups in parallel, else the call's event."""
+    to the groups in parallel (at least half the nodes ran whole turns: s.serial
+    is 0), else the call's event."""
     cdef int r, progress, active, coarse
     while True:
         progress = 0
