@@ -454,11 +454,12 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # limit -- is decided when no group can move: the threads meet (nstuck ==
 # nthreads) and the last one to arrive runs rounds of run_machine over
 # every node (sched_pass + sched_settle) while the others wait.  It goes on
-# with such rounds while most turns end within SERIAL_CHUNK instructions (a
+# with such rounds while no node runs a whole turn of SERIAL_CHUNK
+# instructions, or the ring rotates and fewer than half the nodes do (a
 # ring-bound phase: every step of a node needs its neighbours, so the
 # groups would meet at every rotation or ring word), and hands back to the
-# groups in parallel once at least half the nodes run whole turns
-# (compute-bound again), or ends the call with the round's event.  A call
+# groups in parallel otherwise (nodes compute again), or ends the call with
+# the round's event.  A call
 # after one that ended in such rounds starts with them (run_machine_threads,
 # Machine.serial).  Only the simulated state (the turns the nodes run)
 # decides, and no result depends on it.  A stop (host call, error, SWI, IDLE) is
@@ -518,8 +519,8 @@ cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
 
 cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
     """Rounds over every node, by this thread alone (see above): -1 to go back
-    to the groups in parallel (at least half the nodes ran whole turns: s.serial
-    is 0), else the call's event."""
+    to the groups in parallel (nodes ran whole turns: s.serial is 0), else
+    the call's event."""
     cdef int r, progress, active, coarse
     while True:
         progress = 0
@@ -528,8 +529,11 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
         if sched_pass(s, s.order, s.count, &progress, &active, &w.budget, SERIAL_CHUNK,
                       &coarse) == EV_YIELD or w.budget <= 0:
             return EV_YIELD
+        s.rotated = 0
         r = sched_settle(s, active, progress, &s.who, &w.budget)
-        s.serial = 2 * coarse < active
+        # one thread while no node runs a whole turn, or while the ring
+        # rotates and fewer than half do
+        s.serial = coarse == 0 or (s.rotated and 2 * coarse < active)
         if r >= 0 or not s.serial:
             return r
 
