@@ -474,10 +474,6 @@ cdef enum:
     SERIAL_CHUNK = 256
     # spins of a waiting thread between two sched_yield()
     SPINS_PER_YIELD = 64
-    # spins of a thread waiting for the rounds over every node before it
-    # sleeps: those rounds are often short (an all-gather), and waking a
-    # sleeping thread costs more than they do
-    SPINS_BEFORE_SLEEP = 4096
 
 
 cdef struct Worker:
@@ -542,7 +538,7 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
     """w's group cannot move: wait until a neighbour group changes something
     it waits for, or -- the last thread to get here -- run the rounds over
     every node (see above) while the others sleep."""
-    cdef int epoch, r, spins = 0, gspins = 0
+    cdef int epoch, r, spins = 0
     rap_spin_lock(&s.ctl)
     if s.stop:
         rap_spin_unlock(&s.ctl)
@@ -570,13 +566,6 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
         if rap_load32(&s.epoch) != epoch or rap_load32(&s.stop):
             return
         if rap_load32(&s.in_global):
-            if gspins < SPINS_BEFORE_SLEEP:
-                gspins += 1
-                if gspins % SPINS_PER_YIELD == 0:
-                    rap_yield()
-                else:
-                    RAP_CPU_RELAX()
-                continue
             rap_mutex_lock(&s.mu)
             while rap_load32(&s.in_global) and rap_load32(&s.epoch) == epoch:
                 rap_cond_wait(&s.cv, &s.mu)
