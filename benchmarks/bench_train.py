@@ -188,10 +188,21 @@ def breakdown_table(patterns: int) -> None:
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a not in ("--threads", "--breakdown", "--columns")]
-    if "--breakdown" in sys.argv[1:]:
-        breakdown_table(int(args[0]) if args else 8)
-    elif "--threads" in sys.argv[1:]:
-        threads_table(int(args[0]) if args else 8)
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("patterns", nargs="?", type=int, default=None,
+                    help="training patterns per point (default 16; 8 with --threads/--breakdown)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--threads", action="store_true", help="40 nodes, 1 and 2 threads")
+    mode.add_argument("--breakdown", action="store_true", help="where a pattern's host time goes")
+    ap.add_argument("--columns", action="store_true", help="the table with mapping columns")
+    a = ap.parse_args()
+    if a.patterns is not None and a.patterns < 1:
+        ap.error("PATTERNS must be at least 1")
+    if a.breakdown:
+        breakdown_table(a.patterns or 8)
+    elif a.threads:
+        threads_table(a.patterns or 8)
     else:
-        main(int(args[0]) if args else 16, "columns" if "--columns" in sys.argv[1:] else None)
+        main(a.patterns or 16, "columns" if a.columns else None)

@@ -170,6 +170,7 @@ cdef class Machine:
     cdef Node* nodes
     cdef Link* links
     cdef readonly int count
+    cdef int serial     # the last threaded call ended in rounds over every node (schedule.pxi)
 
     def __cinit__(self, int count, uint32_t sram_words, uint32_t dram_words, waits,
                   int64_t hostcall_cycles):
@@ -365,7 +366,7 @@ cdef class Machine:
                 ev = -1
                 if nthreads > 1:
                     ev = run_machine_threads(self.nodes, self.count, limit, quantum, &o[0],
-                                             nthreads, &who, &budget)
+                                             nthreads, &who, &budget, &self.serial)
                 if ev < 0:
                     ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
             if ev != EV_YIELD:

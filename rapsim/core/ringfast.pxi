@@ -47,6 +47,7 @@ cdef inline int ring_rpts_decode(Node* n, Decoded* d, RingDec* r) noexcept nogil
     r.stall = conflict_stall(n, d.uses, n.cycle) if d.uses else 0
     r.rd = -1
     r.wr = -1
+    r.lean = 0
     for k in range(d.naddr):
         i = d.addr_op[k]
         o = &d.o[i]
@@ -73,6 +74,179 @@ cdef inline int ring_rpts_decode(Node* n, Decoded* d, RingDec* r) noexcept nogil
     return not (r.rd >= 0 and r.wr >= 0 and n.fwd_count > 0)     # else ERR_RING_MULTI
 
 
+# The ring loops' own form, without ring_rpts' loops over the operands:
+# an RPTS repetition with two indirect operands, one reading RING_DATA and
+# the other a plain-memory read or write (``LDI *AR1, R1 || STI R1,
+# *AR6++``, ``ADDF3 *AR1, *AR2++, R0``), or one indirect read of RING_DATA
+# (``LDI *AR1, R1``).  ring_rpts_lean() runs the same stages in the same
+# order with the same functions as ring_rpts (so the same counters); what
+# it saves is the generic operand loops, the region look-up of the ring
+# register and the copy of the instruction into Node.pend_ins at each wait:
+# once pend_ins holds a copy of the repeated instruction it keeps it until
+# the RPTS ends (Node.rpts_ring == 2; step() only copies the same
+# instruction there while the RPTS runs, and a new RPTS, its end, a reset
+# or the host setting a register or the PC set rpts_ring back to 0).
+
+cdef inline int ring_lean_decode(Node* n, Decoded* d, RingDec* r) noexcept nogil:
+    """ring_rpts_decode() for ring_rpts_lean's form (above); 0 if the
+    repetition is not of it (nothing changed)."""
+    cdef int i0, i1, rg
+    cdef uint32_t a
+    if d.naddr == 2:
+        i0 = d.addr_op[0]
+        i1 = d.addr_op[1]
+        if d.o[i0].kind == RAP_K_DIR or d.o[i1].kind == RAP_K_DIR:
+            return 0
+        r.ea[i0] = ind_address(n, &d.o[i0], &r.newar[i0])
+        r.ea[i1] = ind_address(n, &d.o[i1], &r.newar[i1])
+        # the ring operand is read; the other one must be plain memory
+        if r.ea[i0] == RAP_RING_DATA and not (d.addr_w & 1):
+            r.rd = i0
+            a = r.ea[i1]
+            i0 = i1
+        elif r.ea[i1] == RAP_RING_DATA and not (d.addr_w & 2):
+            r.rd = i1
+            a = r.ea[i0]
+        else:
+            return 0
+        rg = region_of(n, a)
+        if rg >= RG_RINGIO:
+            return 0
+        r.rgs[i0] = rg
+    elif d.naddr == 1:
+        i0 = d.addr_op[0]
+        if d.o[i0].kind == RAP_K_DIR or (d.addr_w & 1):
+            return 0
+        r.ea[i0] = ind_address(n, &d.o[i0], &r.newar[i0])
+        if r.ea[i0] != RAP_RING_DATA:
+            return 0
+        r.rd = i0
+    else:
+        return 0
+    r.rgs[r.rd] = RG_RINGIO
+    r.wr = -1
+    r.lean = 1
+    r.cycle = n.cycle
+    if d.uses == GRP_AR:
+        # the ring loops address through ARn only: conflict_stall() for
+        # that group alone (timing.pxi, guide 8.2.2)
+        r.stall = i64max(n.grp_ready[0] - n.cycle, 0)
+    else:
+        r.stall = conflict_stall(n, d.uses, n.cycle) if d.uses else 0
+    return 1
+
+
+cdef inline int ring_lean_park(Node* n, RingDec* r, int status) noexcept nogil:
+    """ring_wait() for ring_rpts_lean: the repetition is kept (its decode in
+    r, the instruction in pend_ins, copied once per RPTS)."""
+    r.valid = 1
+    if n.rpts_ring != 2:
+        n.pend_ins = n.rpts_ins
+        n.rpts_ring = 2
+    n.pend_valid = 1
+    n.pend_fetch_rg = RG_NONE
+    n.status = status
+    return status
+
+
+cdef int64_t ring_rpts_lean(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """ring_rpts() for the ring loops' own form (above), under ring_rpts'
+    conditions (checked by it).  Returns as ring_rpts: 0 if the next
+    repetition is not of this form (nothing changed)."""
+    cdef Decoded* d = &n.rpts_ins
+    cdef RingDec* r = &n.rdec
+    cdef Ctx c
+    cdef uint32_t pc = n.rpts_pc, v
+    cdef int i0, i1, rd, err, fwd
+    cdef int64_t t, t_ring, t_read, when, done = 0
+    if not d.access or d.naddr == 0:
+        return 0
+    i0 = d.addr_op[0]
+    i1 = d.addr_op[1] if d.naddr == 2 else i0
+    if n.pend_valid and n.rpts_ring != 2:
+        # kept in an RPTS repetition (no fetch: ring_rpts checked), so by
+        # step() or ring_rpts from rpts_ins: pend_ins is its copy
+        if n.pend_ins.word != d.word:
+            return 0
+        n.rpts_ring = 2
+    while True:
+        # a node that waited has not moved: its decode is the one kept (by
+        # ring_rpts too: then it must be of this form)
+        if n.pend_valid and r.valid and r.cycle == n.cycle:
+            if r.rd < 0 or r.wr >= 0 or \
+                    (i1 != i0 and r.rgs[i0 if r.rd == i1 else i1] >= RG_RINGIO):
+                return done
+        elif not ring_lean_decode(n, d, r):
+            return done
+        r.valid = 0
+        rd = r.rd
+        t = n.cycle + r.stall
+        fwd = n.fwd_count > 0
+        # -- the ring tests of step(): the read at t_read, the write at t_ring
+        if not ring_read_ready(n.rin, t, &when):
+            ring_lean_park(n, r, ST_RING_READ)
+            return done + 1
+        t_read = when
+        t_ring = when
+        if fwd:
+            if not ring_write_ready(n.rout, t_ring, &when):
+                n.wait_t = t
+                n.wait_reads = 1
+                ring_lean_park(n, r, ST_RING_WRITE)
+                return done + 1
+            t_ring = when
+        n.pend_valid = 0
+        # -- read memory operands (ring_rpts' order: by operand, as decoded)
+        acc_clear(&c.acc)
+        v = ring_take(n.rin, t_ring)
+        c.mv[rd] = v
+        n.ring_received += 1
+        if fwd:
+            ring_put(n.rout, v, t_ring)
+            n.fwd_count -= 1
+            n.ring_forwarded += 1
+        n.acc_read[RG_RINGIO] += 1
+        acc_add(n, &c.acc, RG_RINGIO)
+        c.ea[rd] = RAP_RING_DATA
+        c.rgs[rd] = RG_RINGIO
+        if i1 != i0:
+            # the plain operand (the one that is not rd)
+            if rd == i0:
+                c.ea[i1] = r.ea[i1]
+                c.rgs[i1] = r.rgs[i1]
+                if not (d.addr_w & 2):
+                    c.mv[i1] = word_ptr(n, r.ea[i1], r.rgs[i1])[0]
+                    n.acc_read[r.rgs[i1]] += 1
+                    acc_add(n, &c.acc, r.rgs[i1])
+            else:
+                c.ea[i0] = r.ea[i0]
+                c.rgs[i0] = r.rgs[i0]
+                if not (d.addr_w & 1):
+                    c.mv[i0] = word_ptr(n, r.ea[i0], r.rgs[i0])[0]
+                    n.acc_read[r.rgs[i0]] += 1
+                    acc_add(n, &c.acc, r.rgs[i0])
+        # -- keep ARn updates, in commit order (see step())
+        if d.addr_u & 1:
+            n.r[RAP_REG_AR0 + d.o[i0].reg] = r.newar[i0]
+        if d.addr_u & 2:
+            n.r[RAP_REG_AR0 + d.o[i1].reg] = r.newar[i1]
+        # -- execute (the store, if any, is to plain memory), retire
+        c.d = d
+        c.pc = pc
+        c.nextpc = pc + 1
+        c.t_ring = t_ring
+        c.hostcall = 0
+        err = d.fh(n, &c)
+        budget[0] -= 1
+        if err:
+            fail(n, err, pc, d.word, n.err_addr)
+            return done + 1
+        retire(n, &c, r.stall, t, t_read, t_ring, 0, 0, 2)
+        done += 1
+        if n.status != ST_RUNNING or n.rpts != 2 or n.cycle >= limit or budget[0] <= 0:
+            return done
+
+
 cdef int64_t ring_rpts(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """Run the next RPTS repetitions of n over RING_DATA while the links allow
     (see above).  Returns the repetitions done plus one if the node was
@@ -87,6 +261,9 @@ cdef int64_t ring_rpts(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     cdef int64_t t, t_ring, t_read, when, done = 0
     if n.periph_on or n.dslots or (n.pend_valid and n.pend_fetch_rg != RG_NONE):
         return 0
+    done = ring_rpts_lean(n, limit, budget)
+    if done:
+        return done
     while True:
         # step() runs a kept instruction from pend_ins (a copy of rpts_ins);
         # a node that waited has not moved, so its decode is the one kept
@@ -160,3 +337,94 @@ cdef int64_t ring_rpts(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
         done += 1
         if n.status != ST_RUNNING or n.rpts != 2 or n.cycle >= limit or budget[0] <= 0:
             return done
+
+
+cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """A node's turn in a rotation round (rotation_rounds, schedule.pxi): the
+    repetition it keeps, waiting for the committed rotation (or for room the
+    rotation made), decoded by ring_rpts_lean; then the next one decoded and parked, as ring_rpts_lean
+    would, in straight code.  0 if the kept repetition is not of that kind
+    (nothing changed: the caller runs ring_rpts); else 1, the node parked
+    again, stopped, or running (the scheduler's passes go on with it).
+    Rotation rounds run on one host thread while any others wait (a thread
+    of a node group never runs them), so the links are used without their
+    locks (ring.pxi's unlocked functions)."""
+    cdef Decoded* d = &n.rpts_ins
+    cdef RingDec* r = &n.rdec
+    cdef Ctx c
+    cdef uint32_t pc = n.rpts_pc, v
+    cdef int i0, i1, rd, err
+    cdef int64_t t, t_ring, t_read, when
+    # a lean decode kept at this cycle, pend_ins its copy (so n.rpts == 2)
+    if not (r.valid and r.lean and r.cycle == n.cycle and n.rpts_ring == 2
+            and n.fwd_count > 0):
+        return 0
+    t = n.cycle + r.stall
+    # -- the ring tests of step() (they pass: a word is in, the rotation committed)
+    if not ring_read_ready_(n.rin, t, &when):
+        return 0
+    t_read = when
+    if not ring_write_ready_(n.rout, when, &t_ring):
+        return 0
+    i0 = d.addr_op[0]
+    i1 = d.addr_op[1] if d.naddr == 2 else i0
+    r.valid = 0
+    rd = r.rd
+    n.pend_valid = 0
+    # -- read memory operands
+    acc_clear(&c.acc)
+    v = ring_take_(n.rin, t_ring)
+    c.mv[rd] = v
+    n.ring_received += 1
+    ring_put_(n.rout, v, t_ring)
+    n.fwd_count -= 1
+    n.ring_forwarded += 1
+    n.acc_read[RG_RINGIO] += 1
+    acc_add(n, &c.acc, RG_RINGIO)
+    c.ea[rd] = RAP_RING_DATA
+    c.rgs[rd] = RG_RINGIO
+    if i1 != i0:
+        if rd == i0:
+            c.ea[i1] = r.ea[i1]
+            c.rgs[i1] = r.rgs[i1]
+            if not (d.addr_w & 2):
+                c.mv[i1] = word_ptr(n, r.ea[i1], r.rgs[i1])[0]
+                n.acc_read[r.rgs[i1]] += 1
+                acc_add(n, &c.acc, r.rgs[i1])
+        else:
+            c.ea[i0] = r.ea[i0]
+            c.rgs[i0] = r.rgs[i0]
+            if not (d.addr_w & 1):
+                c.mv[i0] = word_ptr(n, r.ea[i0], r.rgs[i0])[0]
+                n.acc_read[r.rgs[i0]] += 1
+                acc_add(n, &c.acc, r.rgs[i0])
+    if d.addr_u & 1:
+        n.r[RAP_REG_AR0 + d.o[i0].reg] = r.newar[i0]
+    if d.addr_u & 2:
+        n.r[RAP_REG_AR0 + d.o[i1].reg] = r.newar[i1]
+    # -- execute, retire
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t_ring
+    c.hostcall = 0
+    err = d.fh(n, &c)
+    budget[0] -= 1
+    if err:
+        fail(n, err, pc, d.word, n.err_addr)
+        return 1
+    retire(n, &c, r.stall, t, t_read, t_ring, 0, 0, 2)
+    if n.status != ST_RUNNING or n.rpts != 2 or n.cycle >= limit or budget[0] <= 0:
+        return 1
+    # -- the next repetition: decoded, then parked if the ring makes it wait
+    if not ring_lean_decode(n, d, r):
+        return 1
+    t = n.cycle + r.stall
+    if not ring_read_ready_(n.rin, t, &when):
+        ring_lean_park(n, r, ST_RING_READ)
+        return 1
+    if n.fwd_count > 0 and not ring_write_ready_(n.rout, when, &t_ring):
+        n.wait_t = t
+        n.wait_reads = 1
+        ring_lean_park(n, r, ST_RING_WRITE)
+    return 1

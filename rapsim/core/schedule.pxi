@@ -138,12 +138,10 @@ cdef int ring_rotation(Node* nodes, int count) noexcept nogil:
     cdef Link* L
     for i in range(count):
         n = &nodes[i]
-        if n.status != ST_RING_WRITE or not n.wait_reads or n.rout.count != 2 \
+        L = n.rout
+        if n.status != ST_RING_WRITE or not n.wait_reads or L.count != 2 \
                 or n.rin.count == 0:
             return 0
-    for i in range(count):
-        n = &nodes[i]
-        L = n.rout
         T = i64max(T, n.wait_t)
         T = i64max(T, n.rin.mtime[n.rin.head])
         T = i64max(T, L.wtime[(L.head + 1) & 3] + L.latency - 1)
@@ -185,6 +183,7 @@ cdef struct Sched:
     int result
     int who
     int rotated             # sched_settle committed a rotation of the whole ring
+    int serial              # the last round over every node ran short turns (global_rounds)
     rap_mutex_t mu          # threads that wait for a round over every node sleep on cv
     rap_cond_t cv
 
@@ -212,6 +211,7 @@ cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t qu
     s.result = EV_DONE
     s.who = -1
     s.rotated = 0
+    s.serial = 0
     for i in range(count):
         if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, s.pending):
             s.pending = i
@@ -231,9 +231,12 @@ cdef inline void note_stop(Sched* s, int i) noexcept nogil:
 
 
 cdef inline bint rotation_ready(Node* n, int64_t lim) noexcept nogil:
-    """Is n waiting for a committed rotation with an RPTS repetition over
-    RING_DATA that ring_rpts (ringfast.pxi) runs, below lim?"""
-    return n.status == ST_RING_WRITE and n.rout.count == 2 and n.rout.rotate_at < T_NEVER \
+    """Is n waiting for a committed rotation (or, its downstream node having
+    had its turn in the rotation, for room that is now there) with an RPTS
+    repetition over RING_DATA that ring_rpts (ringfast.pxi) runs, below
+    lim?"""
+    return n.status == ST_RING_WRITE \
+        and (n.rout.count < 2 or (n.rout.count == 2 and n.rout.rotate_at < T_NEVER)) \
         and n.rpts == 2 and n.rpts_ring and n.pend_valid and n.pend_fetch_rg == RG_NONE \
         and not n.periph_on and not n.dslots and n.probe == NULL and n.cycle < lim
 
@@ -246,36 +249,38 @@ cdef void rotation_rounds(Sched* s, int64_t* budget) noexcept nogil:
     turns the scheduler's passes would give (the same functions, the same
     order of decisions by cycle stamps: any order gives the same results),
     without a pass's bookkeeping for each node.  It leaves the rest to the
-    passes as soon as a node is in any other state (its RPTS ended, a stop,
-    the horizon, the budget), before or after its turn; not with a quantum
-    (its own limits per turn) or from a thread of a node group."""
+    passes after a round in which a node is in any other state (its RPTS
+    ended, the horizon, the budget), before or after its turn (the others
+    have had theirs: any order gives the same results), or at once when a
+    node stops (so the horizon stays the one read at the start); not with a
+    quantum (its own limits per turn) or from a thread of a node group."""
     cdef Node* nodes = s.nodes
-    cdef int count = s.count, j, i
+    cdef int count = s.count, j, i, other
     cdef int64_t lim
     cdef Node* n
     if s.quantum > 0:
         return
+    lim = rap_load64(&s.horizon)
     while True:
-        lim = rap_load64(&s.horizon)
         if budget[0] < count:
             return
-        for j in range(count):
-            if not rotation_ready(&nodes[j], lim):
-                return
+        other = 0
         for j in range(count):
             i = s.order[j]
             n = &nodes[i]
-            if n.cycle >= rap_load64(&s.horizon):
-                continue                # left waiting: a pass finds it at the horizon
+            if not rotation_ready(n, lim):
+                other = 1               # left as it is: a pass finds it
+                continue
             n.status = ST_RUNNING
-            if ring_rpts(n, rap_load64(&s.horizon), budget) == 0:
+            # the ring loops' own form (ringfast.pxi), else ring_rpts' general one
+            if not rotation_turn(n, lim, budget) and ring_rpts(n, lim, budget) == 0:
                 return                  # not ring_rpts' case after all: the passes run it
-            if stop_event(n.status) >= 0:
-                note_stop(s, i)
-        for j in range(count):
-            if nodes[j].status != ST_RING_WRITE:
-                return
-        if not ring_rotation(nodes, count):
+            if n.status != ST_RING_WRITE:
+                if stop_event(n.status) >= 0:
+                    note_stop(s, i)
+                    return
+                other = 1
+        if other or not ring_rotation(nodes, count):
             return
 
 
@@ -448,13 +453,16 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 # bounds that free RING_STAT waits, the pending stop, deadlock and the cycle
 # limit -- is decided when no group can move: the threads meet (nstuck ==
 # nthreads) and the last one to arrive runs rounds of run_machine over
-# every node (sched_pass + sched_settle) while the others sleep.  It goes on
-# with such rounds while the ring moves by rotations (a full ring: every
-# step of every node needs every node, so threads would meet at each one)
-# and most turns end within SERIAL_CHUNK instructions, and hands back to the
-# groups in parallel after a round without a rotation or once at least half
-# the nodes run whole turns (compute-bound again), or ends the call with
-# the round's event.  A stop (host call, error, SWI, IDLE) is
+# every node (sched_pass + sched_settle) while the others wait.  It goes on
+# with such rounds while no node runs a whole turn of SERIAL_CHUNK
+# instructions, or the ring rotates and fewer than half the nodes do (a
+# ring-bound phase: every step of a node needs its neighbours, so the
+# groups would meet at every rotation or ring word), and hands back to the
+# groups in parallel otherwise (nodes compute again), or ends the call with
+# the round's event.  A call
+# after one that ended in such rounds starts with them (run_machine_threads,
+# Machine.serial).  Only the simulated state (the turns the nodes run)
+# decides, and no result depends on it.  A stop (host call, error, SWI, IDLE) is
 # noted under the lock and lowers the horizon for every group; the call
 # returns only when the threads meet, so the event reported -- and so the
 # host call the daemon serves next, with the GIL, in Python -- is the first
@@ -507,7 +515,8 @@ cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
 
 cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
     """Rounds over every node, by this thread alone (see above): -1 to go back
-    to the groups in parallel, else the call's event."""
+    to the groups in parallel (nodes ran whole turns: s.serial is 0), else
+    the call's event."""
     cdef int r, progress, active, coarse
     while True:
         progress = 0
@@ -518,7 +527,10 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
             return EV_YIELD
         s.rotated = 0
         r = sched_settle(s, active, progress, &s.who, &w.budget)
-        if r >= 0 or not s.rotated or 2 * coarse >= active:
+        # one thread while no node runs a whole turn, or while the ring
+        # rotates and fewer than half do
+        s.serial = coarse == 0 or (s.rotated and 2 * coarse < active)
+        if r >= 0 or not s.serial:
             return r
 
 
@@ -589,15 +601,24 @@ cdef void* worker_main(void* arg) noexcept nogil:
 
 
 cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quantum,
-                             int32_t* order, int nthreads, int* who, int64_t* budget) noexcept nogil:
+                             int32_t* order, int nthreads, int* who, int64_t* budget,
+                             int* serial) noexcept nogil:
     """run_machine with the nodes split into nthreads contiguous groups
     (2 <= nthreads <= count), each on its own host thread (see above); the
     same results and counters.  -1 if a thread cannot be started or memory
-    allocated (nothing was run; the caller runs on one thread)."""
+    allocated (nothing was run; the caller runs on one thread).
+
+    serial[0] (the machine keeps it from one call to the next): in, the last
+    call ended in rounds over every node with short turns -- the call then
+    starts with such rounds on this thread and starts the other threads only
+    when they find the nodes running whole turns (a host call in a
+    ring-bound phase costs no thread start); out, whether this call ended
+    so.  Only the simulated state decides it (the turns nodes run), and no
+    result depends on it."""
     cdef Sched s
     cdef Worker* ws
     cdef int32_t* orders
-    cdef int g, i, j, k, started = 0, failed = 0
+    cdef int g, i, j, k, r, started = 0, failed = 0
     cdef int* group
     sched_init(&s, nodes, count, limit, quantum, order)
     ws = <Worker*>calloc(nthreads, sizeof(Worker))
@@ -631,16 +652,23 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     for i in range(count):
         nodes[i].rout.shared = group[i] != group[(i + 1) % count]
         nodes[i].rout.lock = 0
-    for g in range(1, nthreads):
-        if rap_thread_start(&ws[g].tid, worker_main, &ws[g]) != 0:
-            failed = 1
-            break
-        started += 1
-    if failed:
-        # the threads started end at once: the call yields with nothing lost
-        sched_request_stop(&s, EV_YIELD)
-    else:
-        worker_main(&ws[0])
+    if serial[0]:
+        # go on with the rounds over every node the last call ended in
+        r = global_rounds(&s, &ws[0])
+        if r >= 0:
+            s.result = r
+            s.stop = 1
+    if not s.stop:
+        for g in range(1, nthreads):
+            if rap_thread_start(&ws[g].tid, worker_main, &ws[g]) != 0:
+                failed = 1
+                break
+            started += 1
+        if failed:
+            # the threads started end at once: the call yields with nothing lost
+            sched_request_stop(&s, EV_YIELD)
+        else:
+            worker_main(&ws[0])
     for g in range(1, started + 1):
         rap_thread_join(&ws[g].tid)
     for i in range(count):
@@ -650,8 +678,9 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     free(ws)
     free(orders)
     free(group)
-    if failed and started == 0:
+    if failed and started == 0 and not serial[0]:
         return -1
+    serial[0] = s.serial
     if s.result == EV_YIELD:
         budget[0] = 0
     who[0] = s.who

@@ -173,6 +173,7 @@ cdef struct RingDec:
     int valid               # 0: none (reset, a register or the PC set from the host)
     int rd                  # the operand that reads RING_DATA, or -1
     int wr                  # the operand that writes RING_DATA, or -1
+    int lean                # decoded by ring_lean_decode (ringfast.pxi): ring_rpts_lean's form
     int64_t cycle           # the node's cycle when it was decoded
     int64_t stall           # its register-conflict stall (guide 8.2.2)
     uint32_t ea[6]          # effective addresses, regions and new ARn of the
@@ -232,7 +233,8 @@ cdef struct Node:
     int32_t dtaken
     int32_t rpts            # an RPTS repetition is in progress
     Decoded rpts_ins        # the instruction RPTS repeats (fetched once)
-    int32_t rpts_ring       # its repetitions touch the ring or a peripheral: step() runs them (fast.pxi)
+    int32_t rpts_ring       # its repetitions touch the ring or a peripheral: step() runs them (fast.pxi);
+                            # 2: ... and pend_ins holds a copy of rpts_ins (ring_rpts_lean, ringfast.pxi)
     uint32_t rpts_pc
     int32_t fwd_count       # RING_FWD: words still to forward
     # run state

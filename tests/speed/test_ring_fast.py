@@ -4,7 +4,8 @@ the general path: the same SPMD ring program run plainly (on 1 or 2 host
 threads) and with a probe attached (an armed breakpoint never reached sends
 every instruction of every node through step(), probe.pxi) gives identical
 events, counters, registers and memory -- for all-gathers with forwarding,
-reads with a store, reads and writes in one instruction, repeated writes,
+reads with a store, reads with a plain-memory read (the ring operand first
+or second), reads and writes in one instruction, repeated writes,
 forwards combined with a write (an error), RING_STAT in a repetition (left
 to step()), back-pressure, deadlocks, board hops and cycle limits that cut
 a repetition run."""
@@ -13,6 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from rapsim.config import MachineConfig
@@ -44,6 +46,10 @@ BODIES = {
     "write": "STI R5, *AR1",
     "float": "LDF *AR1, R2\n     || STF R2, *AR6++",
     "stat": "LDI *+AR1(1), R1\n     || STI R1, *AR6++",
+    # a ring read with a plain-memory read, the ring operand first or second
+    # (ring_rpts_lean and rotation_turn, ringfast.pxi)
+    "read_add": "ADDI3 *AR1, *AR6++, R1",
+    "add_read": "ADDI3 *AR6--, *AR1, R1",
 }
 
 
@@ -98,10 +104,11 @@ def test_ring_repetitions_equal_general_path(nodes, body, writes, fwd, count, ro
         assert plain == general
 
 
-def test_all_gather_with_forwarding_equals_general_path():
+@pytest.mark.parametrize("body", ["read_store", "read_add", "add_read"])
+def test_all_gather_with_forwarding_equals_general_path(body):
     # the benchmark's ring-bound loop (a full ring moving by rotations), 8 nodes
     n = 8
-    src = _program(2, 2 * (n - 2), "read_store", 2 * (n - 1) - 1, 5, 3)
+    src = _program(2, 2 * (n - 2), body, 2 * (n - 1) - 1, 5, 3)
     plain = _run(src, n, None, False, 1, 1)
     assert plain["event"] == "done"
     assert plain == _run(src, n, None, True, 1, 1)
