@@ -42,7 +42,7 @@ import numpy as np
 from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 from rapsim.firmware.costs import (CHAINS, COLLECTIVES, KERNELS, SOFTMAX_PARTS, SOFTMAX_TOKENS,
-                                   SUBRING_CHAIN, _leading, token_chain)
+                                   SUBRING_CHAIN, _leading, rs_general_path, token_chain)
 
 from .codegen import FLOAT_REGS, INT_REGS, Addr, Imm, Var, _Emitter, _Gen
 from .lower import lower
@@ -423,6 +423,14 @@ class _Pricer:
         V, s = off[-1], max(sizes)
         cycles = c.cycles(V, s, n, self.access[x], x == "chip", sizes.count(0),
                           _leading(sizes))
+        if fn in ("_ring_reduce_scatter", "_ring_allreduce") and rs_general_path(off, n):
+            # the reduce-scatter's general path: its chain's last return
+            # (firmware/costs.py rs_general_leave)
+            rs = float(np.max(CHAINS["_ring_reduce_scatter"](off, n, self.access[x],
+                                                             x == "chip")[1]))
+            cycles = rs + (0.0 if fn == "_ring_reduce_scatter" else COLLECTIVES[
+                "_ring_allgather"].cycles(V, s, n, self.access[x], x == "chip",
+                                          sizes.count(0), _leading(sizes)))
         if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
             W = self.region(self._values(regs.get("AR4"))[0])
             rows = self._values(regs.get("IR0"))
