@@ -6,7 +6,8 @@
 * of it (0 and 0 without a layer).  DP is the program's .data page, which
 * holds this file's .data too.
 
-        .global _watch, _clip_bias, _count_epochs, epochs_seen, h_sum
+        .global _watch, _note_pattern, _count_epochs, epochs_seen, h_sum
+        .global patterns_seen, last_row, bias_seen
         .global n_bias_y
 
         .text
@@ -23,17 +24,17 @@ wt_add: ADDF    *AR4++, R0
 wt_end: STF     R0, @h_sum
         RETS
 
-* _clip_bias (after_backward): keep output y's bias within [-64, 64]
-_clip_bias:
+* _note_pattern (after_backward): patterns_seen += 1, last_row = the
+* pattern's row, bias_seen = output y's first bias (read from the
+* program's own buffer n_bias_y)
+_note_pattern:
+        LDI     @patterns_seen, R0
+        ADDI    1, R0
+        STI     R0, @patterns_seen
+        STI     AR3, @last_row
         LDI     @k_bias, AR0
         LDF     *AR0, R0
-        LDF     64.0, R1
-        CMPF    R1, R0
-        LDFGT   R1, R0
-        NEGF    R1, R1
-        CMPF    R1, R0
-        LDFLT   R1, R0
-        STF     R0, *AR0
+        STF     R0, @bias_seen
         RETS
 
 * _count_epochs (after_epoch): epochs_seen += 1
@@ -45,5 +46,8 @@ _count_epochs:
 
         .data
 epochs_seen: .word 0
+patterns_seen: .word 0
+last_row: .word  0
+bias_seen: .word 0
 h_sum:  .word   0
 k_bias: .word   n_bias_y

@@ -138,7 +138,7 @@ def test_behaviours_and_host_callbacks(tmp_path, monkeypatch, capsys):
     assert rc == 0, err
     flat = " ".join(text.split())
     assert "behaviour _watch at h: 22 + 1.0 n cycles" in flat
-    assert "behaviour _clip_bias: 20 cycles" in flat
+    assert "behaviour _note_pattern: 22 cycles" in flat
     assert "host callback at after_backward, after_epoch: a barrier and a host call of" in flat
     assert "1600 charged by the machine" in flat and "not simulated time" in flat
     assert "not those of the epoch events" in flat

@@ -39,8 +39,8 @@ def test_example_behaviours_within_the_bar(nodes):
     the node's units), a per-pattern one and a per-epoch one."""
     p = _check(parse_file(BEHAVIOURS), nodes)
     assert p.behaviours[("_watch", "h")][1] == 1.0         # one RPTB pass of 1 cycle a unit
-    assert p.behaviours[("_clip_bias", None)][1] == 0.0
-    assert p.train_breakdown["_watch"] > 0 and p.train_breakdown["_clip_bias"] > 0
+    assert p.behaviours[("_note_pattern", None)][1] == 0.0
+    assert p.train_breakdown["_watch"] > 0 and p.train_breakdown["_note_pattern"] > 0
     assert "_count_epochs" not in p.train_breakdown         # an epoch event's
     assert p.epoch_cycles >= p.behaviours[("_count_epochs", None)][0]
     assert "_watch" not in p.forward_breakdown              # evaluation runs no hooks
@@ -85,7 +85,7 @@ def test_clones_with_behaviours(tmp_path):
         shutil.copy(os.path.join(EXAMPLES, f), tmp_path / f)
     src = tmp_path / "clones.net"
     src.write_text(src.read_text().replace("net main {", 'behaviour after_backward part call '
-                                           '_clip_bias "behaviours.asm"\n'
+                                           '_note_pattern "behaviours.asm"\n'
                                            'behaviour after_forward s call _watch '
                                            '"behaviours.asm"\n'
                                            'behaviour before_epoch call _count_epochs '
@@ -94,9 +94,9 @@ def test_clones_with_behaviours(tmp_path):
     plain_net = parse_file(os.path.join(EXAMPLES, "clones.net"))
     for nodes in (4, 16):
         p = _check(network, nodes, bar=0.10)
-        # _clip_bias runs in net part's patterns only: every other pattern
-        assert p.train_breakdown["_clip_bias"] == pytest.approx(
-            p.behaviours[("_clip_bias", None)][0] / 2)
+        # _note_pattern runs in net part's patterns only: every other pattern
+        assert p.train_breakdown["_note_pattern"] == pytest.approx(
+            p.behaviours[("_note_pattern", None)][0] / 2)
         assert p.epoch_cycles > 0
         # what the behaviours add, predicted against simulated (clones.net's
         # own figure is 8-9 % low: docs/plan.md)
