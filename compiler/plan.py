@@ -618,7 +618,10 @@ class Prediction:
                 "mcps": self.mcps, "mcups": self.mcups,
                 "train_breakdown": self.train_breakdown,
                 "forward_breakdown": self.forward_breakdown,
-                "epoch_hook_cycles": self.epoch_cycles, "run_hook_cycles": self.run_cycles}
+                "epoch_hook_cycles": self.epoch_cycles, "run_hook_cycles": self.run_cycles,
+                "behaviours": [{"routine": fn, "layer": layer, "alpha": a, "beta": b}
+                               for (fn, layer), (a, b) in self.behaviours.items()],
+                "hostcall_cycles": self.hostcall_cycles}
 
 
 def predict(network, mapping, memory=None, clock_mhz: float = 16.0,

@@ -146,6 +146,8 @@ def test_behaviours_and_host_callbacks(tmp_path, monkeypatch, capsys):
     best = d["ranked"][0]
     assert best["mapping"] == "rows" and best["epoch_hook_cycles"] > 1600
     assert "_hostcall" in best["train_breakdown"] and "_watch" in best["train_breakdown"]
+    assert {"routine": "_watch", "layer": "h", "alpha": 22.0, "beta": 1.0} in best["behaviours"]
+    assert best["hostcall_cycles"] > 1600
     (c,) = d["check"]
     assert abs(c["train_error"]) < 0.1 and abs(c["forward_error"]) < 0.1
     for spec, msg in (("after_lunch", "unknown event 'after_lunch'"),
