@@ -175,7 +175,10 @@ def hostcall_cycles(charged: int, memory=None) -> float:
     instructions (its CALL and RETS, the request block written and read:
     timed with a daemon that charges nothing) plus ``charged``, what the
     machine charges a node for the daemon's service (``--hostcall-cycles``,
-    docs/machine-model.md section 7)."""
+    docs/machine-model.md section 7: ``Machine.finish_hostcall`` in
+    rapsim/_sim.pyx adds ``MachineConfig.hostcall_cycles`` to the node's
+    clock when the daemon has served the request; the daemon's own Python
+    time is not simulated)."""
     key = ("_hostcall", repr(memory))
     if key not in _MEASURED:
         _MEASURED[key] = float(
