@@ -33,8 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapsim.compiler.behaviours import EPOCH_EVENTS, LAYER_EVENTS, SYS_HOOK, HookPoint
-from rapsim.compiler import phases, sharing
-from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split
+from rapsim.compiler import phases, prefetch, sharing
+from rapsim.compiler.lower import ConnectPlan, LayerPlan, Plan, Split, columns_kernel
 from rapsim.errors import RapError
 
 #: Host-call service of the training host (docs/syscalls.md); also in rap.inc
@@ -225,6 +225,11 @@ class _Gen:
         #: layer -> the connect whose _mxtvw writes its partial error sums
         #: (:meth:`first_error_writers`), in the backward pass being generated
         self.err_first: dict = {}
+        #: the input layer whose next record an evaluation pattern fetches
+        #: by DMA (compiler/prefetch.py; None: every record copied)
+        self.prefetch = prefetch.target(self)
+        #: out-of-line code to place after the pattern loop being generated
+        self.out_of_line: list = []
 
     # -- the net being generated (several nets: compiler/nets.py) -------------------
     def fwd_layers(self) -> list[str]:
@@ -416,6 +421,8 @@ class _Gen:
         e, p = self.e, self.p
         for name in p.inputs:
             lp = p.layers[name]
+            if name == self.prefetch:           # forward() takes it (compiler/prefetch.py)
+                continue
             e.ins("LDI", "@cur", "R0")
             e.ins("MPYI", "@hv_in_stride", "R0")
             e.ins("ADDI", "@hv_db_in", "R0")
@@ -561,8 +568,10 @@ class _Gen:
             src = p.layers[cp.connect.src]
             # the first writes the sums (no clearing: 0 + a b is a b, matrix.asm
             # _mxtvw); a connect split by columns takes two rows a pass (_mxtv2,
-            # its own summation order: reference.Model._by_columns)
-            kernel = ("_mxtv2" if cp.columns else "_mxtv") + ("w" if n == 0 else "")
+            # its own summation order: reference.Model._by_columns), or four
+            # where that pays (_mxtv4: lower.columns_kernel)
+            first = columns_kernel(src.split.off, lp.layer.size) if cp.columns else "_mxtvw"
+            kernel = first.rstrip("w") + ("w" if n == 0 else "")
             e.call(kernel, [pnet, Addr(cp.weights.name), self.act_own(src), self.rows(src),
                             Imm(lp.layer.size)],
                    comment=f"{cp.connect.name}: y {'=' if n == 0 else '+='} W^T x "
@@ -687,6 +696,11 @@ class _Gen:
         gathers = [] if tick else None
         softmax = []
         names = self.part(self.fwd_layers(), part)
+        if self.prefetch is not None:
+            if self.training:
+                prefetch.copy(self, self.prefetch)
+            else:
+                self.out_of_line.append(prefetch.receive(self, self.prefetch, "pfi"))
         for name in (names[::-1] if tick else names):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
@@ -718,6 +732,8 @@ class _Gen:
                     if cp.kind == "full":
                         e.call("_mxv", [net, W, Addr(x), rows, Imm(src.layer.size), b],
                                comment=f"{cp.connect.name}: y = W x")
+                        if src.name == self.prefetch and not self.training:
+                            prefetch.send(self, src.name, "pfo")
                     elif cp.band:
                         e.call("_mxvs", [net, W, self.band_src(cp, x), rows, Imm(sp.width),
                                          b, Imm(sp.stride)],
@@ -983,7 +999,9 @@ class _Gen:
             own = -(-size // n)
             return (f"with momentum: {size} - 4 x {own} < {OVERLAP_MOMENTUM_PER_NODE} x {n} "
                     f"nodes (the fused chain is slower there)")
-        return ""
+        from rapsim.compiler.overlap import rotation_instead
+        return rotation_instead(src.split.off, src.err.region or "sram", p.collectives,
+                                cp.momentum is not None)
 
     def overlap_report(self) -> list[dict]:
         """overlap ring: every reduce-scatter of the backward pass just
@@ -1320,6 +1338,12 @@ class _Gen:
                 self.advance_netsel()
         e.ins("SUBI", "1", "R4")
         e.branch("NZ", label)
+        if self.out_of_line:
+            e.ins("BR", f"{label}_end")
+            for emit in self.out_of_line:
+                emit()
+            self.out_of_line = []
+            e.label(f"{label}_end")
         self.end_pass()
 
     def phase_paths(self, label: str) -> None:

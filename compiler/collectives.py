@@ -33,8 +33,10 @@ MODES = ("auto", "chain", "rotation")
 #: chain's: each formula is good to 3 % + 40 cycles in isolation
 #: (tests/firmware/test_fw_costs.py), and in a program the chain does better
 #: than its formula (it starts as each node arrives, a rotation's phases
-#: wait for the last node; measured on speech 234-512-61, 64 nodes: a
-#: rotation predicted 2 % and 18 % cheaper was 3 % dearer and even)
+#: wait for the last node; measured on speech 234-512-61, 64 nodes, before
+#: the rotations' fast path: a rotation predicted 2 % and 18 % cheaper was
+#: 3 % dearer and even; with the fast path, predicted 32 % and 33 %
+#: cheaper, the program is 4.9 % faster: docs/bench.md "Issue 14")
 ROTATION_MARGIN = 0.8
 
 #: kind -> (chain routine, rotation routine, plan maker)

@@ -722,6 +722,24 @@ def _hot_cost(plan: Plan) -> int:
     return cost
 
 
+def columns_kernel(src_off, cols: int) -> str:
+    """The kernel that writes the partial net inputs of a connect split by
+    columns into ``cols`` units, node k holding the source's units
+    ``src_off[k] .. src_off[k+1]-1``: ``_mxtv4w`` (four rows a pass,
+    firmware/columns.asm) where it costs less than ``_mxtv2w`` (two rows a
+    pass) on the node with the most source units -- the one that also did
+    the most work for them, and sets the pace -- else ``_mxtv2w``
+    (docs/compiler.md, "Connects split by columns").  Both price their
+    block on chip (firmware/costs.py; the placement moves both alike).  The
+    numpy reference (reference.Model._by_columns) sums in the order of the
+    kernel this chooses."""
+    from rapsim.firmware.costs import DEFAULT_ACCESS, KERNELS
+    rows = max(b - a for a, b in zip(src_off, src_off[1:]))
+    a = {"y": "chip", "W": "chip", "e": "chip", "rows": rows, "cols": cols}
+    four, two = (KERNELS[k].cycles(a, DEFAULT_ACCESS) for k in ("_mxtv4w", "_mxtv2w"))
+    return "_mxtv4w" if four < two else "_mxtv2w"
+
+
 def _onchip_columns(plan: Plan, vectors: list[Buffer]) -> list[Buffer]:
     """The weights of connects split by columns (without momentum) put in
     an on-chip block left free by the vectors, largest first, best fit:

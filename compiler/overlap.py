@@ -11,6 +11,11 @@ attribute, overridden by ``--overlap`` on ``rap cc``, ``rap train`` and
   ``_ring_rs_mxout``); the results are bit-identical to ``off``;
 * ``dma`` (the C30's DMA moving the ring words) is refused with the reason
   (docs/compiler.md, "Open issues").
+
+Where ``--collectives`` would call the rotation for a reduce-scatter and
+its formula is below the fused chain's, the reduce-scatter stays a
+blocking rotation (:func:`rotation_instead`): the choice per layer is made
+here, and rap cc/train print it (overlap_report) with both predictions.
 """
 from __future__ import annotations
 
@@ -55,6 +60,33 @@ def overlap_for(network: Network, mapping, option: str | None = None) -> str:
                        f"{mapping.name} (its collectives are all-reduces of the weight changes "
                        f"or a grid's sub-rings: docs/compiler.md, \"Overlapped collectives\")")
     return overlap
+
+
+def rotation_instead(off, region: str, collectives: str, momentum: bool) -> str:
+    """Why the reduce-scatter over the slice table ``off`` (a vector in
+    ``region``) should stay a blocking rotation rather than run fused with
+    the update (``_ring_rs_mxout``, ``_ring_rs_mxoutm`` with momentum): the
+    rotation that ``collectives`` (--collectives) chooses is predicted
+    cheaper than the fused chain's reduce-scatter, whose formula is its
+    cost beside the update (firmware/costs.py); "" when it is not, or when
+    the chain would be called.  (The update itself costs the same either
+    way, so the collectives' formulas decide.)"""
+    from rapsim.compiler.collectives import choose
+    from rapsim.firmware.costs import COLLECTIVES, DEFAULT_ACCESS
+    c = choose("reduce_scatter", off, region, collectives)
+    if c.plan is None:
+        return ""
+    fused_name = "_ring_rs_mxoutm" if momentum and "_ring_rs_mxoutm" in COLLECTIVES \
+        else "_ring_rs_mxout"
+    region = "chip" if region in ("ram0", "ram1", "chip") else region
+    n, V = len(off) - 1, off[-1]
+    s = max(b - a for a, b in zip(off, off[1:]))
+    fused = COLLECTIVES[fused_name].cycles(V, s, n, DEFAULT_ACCESS[region], region == "chip")
+    if c.rotation_cycles is not None and c.rotation_cycles >= fused:
+        return ""
+    rot = "?" if c.rotation_cycles is None else f"{c.rotation_cycles:.0f}"
+    return (f"the rotation ({c.routine}, {rot} cycles predicted) is cheaper than the fused "
+            f"chain's reduce-scatter ({fused:.0f})")
 
 
 def report_lines(report: list[dict]) -> list[str]:

@@ -255,14 +255,27 @@ class Model:
         _mxtv2 adds them: firmware/matrix.asm), then destination unit i of node
         k's slice sums p_{k+1}[i] + p_{k+2}[i] + ... + p_k[i] around the
         ring (the reduce-scatter's chain, docs/firmware.md 10)."""
+        from .lower import columns_kernel
         r = self._r
         src_off, dst_off = self.columns[c.name]
         n = len(src_off) - 1
+        # _mxtv4w (lower.columns_kernel): four rows a pass, summed in the
+        # registers and stored once, then the rows left over as _mxtv2 adds
+        # them (firmware/columns.asm)
+        quads = columns_kernel(src_off, wc.shape[0]) == "_mxtv4w" and wc.shape[0] >= 3
         parts = []
         for j in range(n):
             us = list(range(src_off[j], src_off[j + 1]))
             p = r(wc[:, us[0]] * x[us[0]]) if us else np.zeros(wc.shape[0])
             rest = us[1:]
+            if quads and len(rest) >= 4:
+                q = len(rest) - len(rest) % 4
+                for k in range(0, q, 4):
+                    t = p
+                    for u in rest[k:k + 4]:
+                        t = t + wc[:, u] * x[u]
+                    p = r(t)
+                rest = rest[q:]
             # _mxtv2: pairs of rows summed in the registers, stored once (an
             # odd last row alone); one row left, or fewer than 3 outputs: rows
             # one at a time (_mxtv)

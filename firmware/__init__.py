@@ -30,7 +30,7 @@ from pathlib import Path
 #: The library members, in archive order (crt0 is linked as an object).
 LIBRARY_SOURCES = ("syscalls.asm", "vector.asm", "activate.asm", "matrix.asm", "sparse.asm",
                    "binary.asm", "ring.asm", "subring.asm", "dma.asm", "plasticity.asm",
-                   "overlap.asm", "dmaring.asm", "rotation.asm")
+                   "overlap.asm", "dmaring.asm", "rotation.asm", "columns.asm")
 #: The start-up routine: an object of its own, since nothing references
 #: _c_int00 (the linker makes it the entry point).
 CRT0 = "crt0.asm"

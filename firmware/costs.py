@@ -92,6 +92,32 @@ def _mxtv2(a, acc):
     return t + (_mxtv(dict(a, rows=1), acc) + 2 if rows % 2 else 0)
 
 
+def _mxtv4(a, acc):
+    # quads of rows (firmware/columns.asm): per column one MPYF3 || ADDF3
+    # reading W and y, three reading W and e, half a STF || STF: 4.5 cycles
+    # a column of four weights (1.125 a weight) with y and e on chip; 19 a
+    # pass (19.5 with odd columns: the last column's own end) + 56 (60
+    # odd, 12 more with W off chip); the rows left over (rows mod 4), and
+    # fewer than 4 rows or 3 columns, by _mxtv2
+    rows, cols = a["rows"], a["cols"]
+    if rows < 4 or cols < 3:
+        return _mxtv2(a, acc) + (6 if rows > 0 and cols > 0 else 4)
+    odd = cols & 1
+    per_col = bus(a["W"], a["y"], access=acc) + 3 * bus(a["W"], a["e"], access=acc) + 0.5
+    t = (rows // 4) * (per_col * cols + 19 + 0.5 * odd) + 56 + 4 * odd
+    t += 12 if a["W"] != "chip" else 0
+    return t + (_mxtv2(dict(a, rows=rows % 4), acc) if rows % 4 else 0)
+
+
+def _mxtv4w(a, acc):
+    # _mxtvw on the first row (a call: 61 cycles with the tests), then
+    # _mxtv4 on the others; no rows or columns: _mxtvw's (matrix.asm)
+    if a["rows"] <= 0 or a["cols"] <= 0:
+        return _mxtvw(a, acc) + 4
+    first = bus(a["W"], access=acc) * a["cols"] + 61
+    return first + _mxtv4(dict(a, rows=a["rows"] - 1), acc)
+
+
 def _mxoutc(a, acc):
     # _mxtv's loop with W and x exchanged: per two weights two MPYF3 || ADDF3
     # reading x and W, one STF || STF writing W (two accesses: one cycle on
@@ -147,6 +173,10 @@ KERNELS: dict[str, Kernel] = {
                      "matrix.asm _mxtv2: 1.25/weight + 12.5 a pair of rows + 78"),
     "_mxtv2w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv2w,
                       "matrix.asm _mxtv2w: 1/weight of the first row + 36, then _mxtv2"),
+    "_mxtv4": Kernel(("y", "W", "e", "rows", "cols"), _mxtv4,
+                     "columns.asm _mxtv4: 1.125/weight + 19 a pass of four rows + 56"),
+    "_mxtv4w": Kernel(("y", "W", "e", "rows", "cols"), _mxtv4w,
+                      "columns.asm _mxtv4w: 1/weight of the first row + 61, then _mxtv4"),
     "_mxout": Kernel(("W", "d", "x", "rows", "cols"), _mxout, "firmware.md 9: 2/weight + 9/row + 36"),
     "_mxouts": Kernel(("W", "d", "x", "rows", "cols", "stride"), _mxout, "as _mxout (band)"),
     "_mxoutm": Kernel(("W", "d", "x", "rows", "cols", "M"), _mxoutm,
@@ -232,6 +262,16 @@ KERNELS: dict[str, Kernel] = {
                               lambda a, acc: 2 * max(a["n"], 0) + 2 * (a["last"] - a["first"])
                               + 52 if a["n"] > 0 and a["last"] > a["first"] else 30,
                               "firmware.md 10b: 2n + 2(c - 1) + 52"),
+    # the C30's DMA channel (firmware/dma.asm; TMS320C3x User's Guide 12.3):
+    # the evaluation pass's prefetched input record (compiler/prefetch.py)
+    "_dma_start": Kernel(("dst", "src", "n", "mode"),
+                         lambda a, acc: 24 if a["n"] > 0 else 9,
+                         "dma.asm _dma_start: 24 (n <= 0: 9)"),
+    # priced as the steady state of the prefetch: the channel (2 cycles a
+    # word beside the CPU) has stopped before the wait; a wait that finds
+    # it busy takes what is left of the transfer more
+    "_dma_wait": Kernel((), lambda a, acc: 21,
+                        "dma.asm _dma_wait: 21 when the transfer has ended"),
 }
 
 
@@ -315,6 +355,12 @@ def _allgather_rot(V, s, N, a, chip):
     if N < 2:
         return 0
     q, pad, r = _rotation(V, N)
+    if not pad and N >= 4:
+        # the fast path (every slice q words): a phase is N - 1 words, two
+        # RPTS set-ups and the node's word, the next one's in the DBD's
+        # delay slots; no plan read, nothing saved (firmware.md 10,
+        # "Rotations": measured on 4-64 nodes)
+        return q * (a * (N + 1) + 11) + 61 + N
     return q * (a * N + 43 + 12 * pad) + pad * (N + (a - 1) * r + 103) + 99 + N
 
 
@@ -325,6 +371,13 @@ def _rs_rot(V, s, N, a, chip):
     if N < 2:
         return 0
     q, pad, r = _rotation(V, N)
+    if not pad and N >= 4:
+        # the fast path: a phase is N - 2 words at a + 1 cycles, two RPTB
+        # set-ups (one on 4 nodes, where no node has both segments) and the
+        # wrap's word; from the second phase on the nodes' set-ups no longer
+        # overlap the ring's fill (about 0.7 N once)
+        per = (a + 1) * N + 10 + a - (5 if N == 4 else 0)
+        return q * per + (0.7 * N if q >= 2 else 0) + 67 + 1.15 * N
     return q * ((a + 1) * N + 51 + 14 * pad) + pad * (2 * N + (a - 1) * r + 97) + 105 + N
 
 
@@ -343,10 +396,12 @@ COLLECTIVES: dict[str, Collective] = {
     # no empty slices there
     "_ring_allgather_rot": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
                                       _allgather_rot(V, s, N, a, chip),
-                                      "firmware.md 10 Rotations: q (N + 43) + 99 + N (even split)"),
+                                      "firmware.md 10 Rotations: q (N + 12) + 61 + N (every slice q words, "
+                                      "N >= 4), else q (N + 43) + 99 + N (even split)"),
     "_ring_rs_rot": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
                                _rs_rot(V, s, N, a, chip),
-                               "firmware.md 10 Rotations: q (2N + 51) + 105 + N (even split)"),
+                               "firmware.md 10 Rotations: q (2N + 11) + 67 + 1.9N (every slice q "
+                               "words, N >= 4), else q (2N + 51) + 105 + N (even split)"),
     # the local softmax of the largest slice, then _ring_maxf (5N + 20) and
     # _ring_sumf (3N + 20)
     "_vsoftmax_ring": Collective(lambda V, s, N, a, chip, empty=0, leading=0: 33 * s + 153 + 8 * N + 40,

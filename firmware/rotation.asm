@@ -58,6 +58,128 @@ LEAVE   .macro
         RETS
         .endm
 
+* --- the fast path of an even table (plan[N] = s: every slice s words, N >= 4)
+* One address register, AR1, walks a phase's places with the strides
+* IR0 = s (from node m's word to node m-1's: *AR1--(IR0), *--AR1(IR0)) and
+* IR1 = (N-1) s (from node 0's to node N-1's: the wrap, *AR1++(IR1),
+* *++AR1(IR1)), and comes back to the next phase's first place through its
+* own last access (*++AR1(1)): no address register is written in a phase
+* (no register conflict, SPRU031 "pipeline conflicts") and no plan is read.
+* A phase is then the node's word, one RPTS (RPTB) a segment and the
+* segment between them read by one instruction; the next phase's word is
+* loaded and written in the delay slots of the DBD (SPRU031 3.7) that
+* repeats the phases, the last phase unrolled (no read past x, no RING_FWD
+* left armed).  A node's segments: all-gather, node j reads the words of
+* nodes j-1 .. 0 (j, AR4 = j-1) and N-1 .. j+1 (N-1-j: one, then AR5 =
+* N-3-j); reduce-scatter, slices j-2 .. 0 (AR4 = j-2) and N-1 .. j+1 (one,
+* then AR5 = N-3-j), then its own.  Nodes 0, N-2 and N-1 (and 1 for the
+* reduce-scatter) miss a segment: a variant each, chosen once.
+
+* TOFAST target (IR1 = N, R2 = j): to target, the fast path, when plan[N]
+* is a stride s, with R1 = s and AR3 = s - 2 (set in the delay slots);
+* else on to the plan's path with IR0 = j
+TOFAST  .macro  target
+        LDI     *+AR4(IR1), R1
+        BNZD    target
+        LDI     R1, R0
+        SUBI    2, R0
+        LDI     R0, AR3
+        LDI     R2, IR0
+        .endm
+
+* AGPH s1, s2: a phase's reads after the node's word, the segments present
+* (s1: nodes j-1 .. 0; s2: 0 none, 1 node N-1 only, 2 N-1 .. j+1)
+AGPH    .macro  s1, s2
+        .if s1
+        RPTS    AR4
+        LDI     *AR0, R0
+||      STI     R0, *AR1--(IR0)
+        .endif
+        .if s2
+        LDI     *AR0, R0
+||      STI     R0, *AR1++(IR1)
+        .endif
+        .if s2 == 2
+        RPTS    AR5
+        LDI     *AR0, R0
+||      STI     R0, *AR1--(IR0)
+        .endif
+        .endm
+
+* STLAST op, wrap: the phase's last word (all-gather: op = STI) or its
+* complete sum (reduce-scatter: STF) stored; AR1 -> the node's word of the
+* phase (wrap: past the wrap, to x[(N-1)s + k]: the all-gather's node N-1,
+* the reduce-scatter's node 0)
+STLAST  .macro  op, wrap
+        .if wrap
+        op      R0, *AR1++(IR1)
+        .else
+        op      R0, *AR1--(IR0)
+        .endif
+        .endm
+
+* AGVAR s1, s2, wrap: the phases of one variant (R0 = the node's word 0,
+* AR3 = phases - 2, R1 = phases)
+AGVAR   .macro  s1, s2, wrap
+        CMPI    1, R1
+        BEQ     last?
+loop?:  STI     R0, *AR0
+        AGPH    s1, s2
+        DBD     AR3, loop?
+        STLAST  STI, wrap
+        STI     R3, *+AR0(RING_FWD_OFS)
+        LDI     *++AR1(1), R0           ; the node's next word
+last?:  STI     R0, *AR0
+        AGPH    s1, s2
+        STLAST  STI, wrap
+        RETS
+        .endm
+
+* RSSEG cnt: a segment, RC = cnt (words - 1): add the node's part to every
+* word read and write the sum on (as ring.asm's ADDEMIT)
+RSSEG   .macro  cnt
+        LDI     cnt, RC
+        RPTB    e?
+        ADDF3   *AR0, *--AR1(IR0), R0
+e?:     STF     R0, *AR0
+        .endm
+
+* RSPH s1, x, s2, fl: a phase's reads after the node's word (s1: slices
+* j-2 .. 0; x: slice N-1; s2: N-2 .. j+1; fl: the node's own slice is
+* N-1, past the wrap), the last sum left in R0
+RSPH    .macro  s1, x, s2, fl
+        .if s1
+        RSSEG   AR4
+        .endif
+        .if x
+        ADDF3   *AR0, *++AR1(IR1), R0
+        STF     R0, *AR0
+        .endif
+        .if s2
+        RSSEG   AR5
+        .endif
+        .if fl
+        ADDF3   *AR0, *++AR1(IR1), R0
+        .else
+        ADDF3   *AR0, *--AR1(IR0), R0
+        .endif
+        .endm
+
+* RSVAR s1, x, s2, fl, fs: the phases of one variant (the node's word 0
+* already on the ring, AR3 = phases - 2, R1 = phases)
+RSVAR   .macro  s1, x, s2, fl, fs
+        CMPI    1, R1
+        BEQ     last?
+loop?:  RSPH    s1, x, s2, fl
+        DBD     AR3, loop?
+        STLAST  STF, fs
+        LDF     *++AR1(1), R0           ; the node's part of the next word
+        STF     R0, *AR0
+last?:  RSPH    s1, x, s2, fl
+        STLAST  STF, fs
+        RETS
+        .endm
+
         .text
 * ---------------------------------------------------------------------------
 * _ring_allgather_rot(x AR2, off AR3, plan AR4)
@@ -79,9 +201,11 @@ LEAVE   .macro
 _ring_allgather_rot:
         LDRING  AR0
         LDI     *+AR0(NODE_COUNT_OFS), R3
+        LDI     *+AR0(NODE_ID_OFS), R2  ; j
+        LDI     R3, IR1
         SUBI    2, R3                   ; R3 = N - 2: the words forwarded a phase
         RETSLT                          ; one node: nothing to gather
-        LDI     *+AR0(NODE_ID_OFS), IR0
+        TOFAST  agu                     ; the fast path of an even table (below)
         ENTER
         BZ      agr_end
 agr_grp:
@@ -144,6 +268,33 @@ agr_one:
         LDI     *AR0, R1                ; pads: read (and forwarded), not kept
         BR      agr_next
 
+* the fast path of an even table (below the macros): R1 = s, R2 = j,
+* R3 = N - 2, AR2 = x, AR3 = s - 2
+agu:    LDI     R1, IR0                 ; the stride s
+        MPYI3   R1, R2, R0
+        ADDI3   R0, AR2, AR1            ; -> the node's word 0, x[j s]
+        LDI     R3, R0
+        ADDI    1, R0
+        MPYI    R1, R0
+        LDI     R0, IR1                 ; (N - 1) s: node 0's word to node N-1's
+        LDI     R2, R0
+        SUBI    1, R0
+        LDI     R0, AR4                 ; j - 1
+        SUBI3   R2, R3, R0
+        SUBI    1, R0
+        LDI     R0, AR5                 ; N - 3 - j
+        STI     R3, *+AR0(RING_FWD_OFS)
+        LDI     *AR1, R0                ; the node's word 0
+        CMPI    0, R2
+        BZ      agu_z
+        CMPI    R3, R2
+        BEQ     agu_y
+        BGT     agu_l
+        AGVAR   1, 2, 0                 ; nodes 1 .. N-3
+agu_z:  AGVAR   0, 2, 0                 ; node 0
+agu_y:  AGVAR   1, 1, 0                 ; node N-2
+agu_l:  AGVAR   1, 0, 1                 ; node N-1
+
 * ---------------------------------------------------------------------------
 * _ring_rs_rot(x AR2, off AR3, plan AR4)
 *
@@ -158,9 +309,11 @@ agr_one:
 _ring_rs_rot:
         LDRING  AR0
         LDI     *+AR0(NODE_COUNT_OFS), R3
+        LDI     *+AR0(NODE_ID_OFS), R2  ; j
+        LDI     R3, IR1
         CMPI    2, R3
         RETSLT                          ; one node: the sum is its own
-        LDI     *+AR0(NODE_ID_OFS), IR0
+        TOFAST  rsu                     ; the fast path of an even table (below)
         ENTER
         LDI     *AR5++, IR1             ; off[j]
         BZ      rsr_end
@@ -224,3 +377,42 @@ rsr_pads:
         LDI     *AR5++, IR0
         LDI     *AR5++, R1
         BR      rsr_fin
+
+* ---------------------------------------------------------------------------
+* The reduce-scatter's fast path (plan[N] = s): R1 = s, R2 = j, AR2 = x,
+* AR3 = s - 2, R3 = N.  Only scratch registers (docs/firmware.md 4): nothing
+* saved (likewise the all-gather's, agu above).
+* ---------------------------------------------------------------------------
+rsu:    LDI     R1, IR0                 ; the stride s
+        LDI     R3, R0
+        SUBI    1, R0
+        LDI     R0, AR6                 ; N - 1
+        MPYI    R1, R0
+        LDI     R0, IR1                 ; (N - 1) s: slice 0's word to slice N-1's
+        LDI     R3, R0
+        SUBI    3, R0
+        LDI     R0, AR4                 ; N - 3 (nodes 0 and N-1: one segment)
+        SUBI    R2, R0
+        LDI     R0, AR5                 ; N - 3 - j
+        LDI     R2, R0
+        SUBI    1, R0               ; the slice the node starts: j - 1,
+        LDILT   AR6, R0                 ;   N - 1 for node 0
+        MPYI    R1, R0
+        ADDI3   R0, AR2, AR1            ; -> its word 0
+        SUBI    2, R3                   ; N - 2
+        LDF     *AR1, R0                ; the node's part of it starts the sum
+        STF     R0, *AR0
+        CMPI    1, R2
+        BLT     rsu_z
+        BEQ     rsu_1
+        LDI     R2, R0
+        SUBI    2, R0
+        LDI     R0, AR4                 ; j - 2
+        CMPI    R3, R2
+        BEQ     rsu_y
+        BGT     rsu_l
+        RSVAR   1, 1, 1, 0, 0           ; nodes 2 .. N-3
+rsu_z:  RSVAR   1, 0, 0, 0, 1           ; node 0: slices N-2 .. 1, then 0
+rsu_1:  RSVAR   0, 1, 1, 0, 0           ; node 1: slice 0 is its word
+rsu_y:  RSVAR   1, 1, 0, 0, 0           ; node N-2
+rsu_l:  RSVAR   1, 0, 0, 1, 0           ; node N-1

@@ -18,6 +18,9 @@ Layout of a plan (every value one 32-bit word):
 * ``plan[0 .. N)``: the offset of node j's record from the plan's start;
   three zero words end the plan (the firmware loads the next segment's
   words while it repeats the last one);
+* ``plan[N]``: :func:`uniform_stride` -- ``s`` when every slice has ``s``
+  words (N >= 4): the firmware then takes its fast path, which needs no
+  record (it finds every place from j, N and s), else 0;
 * a record of the all-gather: the number of groups, then per group
   ``phases, own, nseg`` and ``nseg`` segments, where ``own`` is ``off[j]``
   when the node has a word k in the group's phases, else 0 (it then writes
@@ -94,12 +97,22 @@ def _groups(S: int, shape) -> list[tuple[int, tuple]]:
     return [(g[0], g[1]) for g in groups]
 
 
-def _assemble(records: list[list[int]]) -> list[int]:
+def uniform_stride(off: Sequence[int]) -> int:
+    """``s`` when every slice of ``off`` has the same length ``s >= 1`` on
+    at least 4 nodes (the rotations' fast path, firmware/rotation.asm: one
+    address register walks every phase with the strides s and (N-1)s),
+    else 0 (the plan's segments are walked)."""
+    L = _lengths(off)
+    return L[0] if len(L) >= 4 and L[0] >= 1 and all(c == L[0] for c in L) else 0
+
+
+def _assemble(records: list[list[int]], stride: int) -> list[int]:
     n = len(records)
-    plan, at = [], n
+    plan, at = [], n + 1
     for r in records:
         plan.append(at)
         at += len(r)
+    plan.append(stride)
     for r in records:
         plan += r
     return plan + [0, 0, 0]         # read ahead by the last segment's loop
@@ -118,7 +131,7 @@ def allgather_plan(off: Sequence[int]) -> list[int]:
         for phases, (own, segs) in groups:
             rec += [phases, own, len(segs)] + _encode(segs, True)
         records.append(rec)
-    return _assemble(records)
+    return _assemble(records, uniform_stride(off))
 
 
 def rs_plan(off: Sequence[int]) -> list[int]:
@@ -135,4 +148,4 @@ def rs_plan(off: Sequence[int]) -> list[int]:
         for phases, (inj, fin, segs) in groups:
             rec += [phases, inj, fin, len(segs)] + _encode(segs, False)
         records.append(rec)
-    return _assemble(records)
+    return _assemble(records, uniform_stride(off))

@@ -85,6 +85,27 @@ def test_small_slices_keep_the_blocking_schedule():
     assert compile_network(small, 64, overlap="on").source.count("CALL    _ring_rs_mxout") == 1
 
 
+def test_a_cheaper_rotation_stays_blocking():
+    """Where --collectives takes the rotation for a reduce-scatter and its
+    formula is below the fused chain's, overlap on keeps the rotation
+    (compiler/overlap.py rotation_instead), saying so; on 16 nodes (chains)
+    both are fused as before."""
+    from rapsim.compiler.overlap import rotation_instead
+    even = [k * 8 for k in range(65)]                        # 512 words on 64 nodes
+    why = rotation_instead(even, "sram", "auto", False)
+    assert "_ring_rs_rot" in why and "cheaper than the fused chain" in why
+    assert rotation_instead(even, "sram", "chain", False) == ""
+    assert rotation_instead([k * 32 for k in range(17)], "sram", "auto", False) == ""
+    net = parse_text(NET.format(extra="", momentum=0).replace("300", "512").replace("260", "256"))
+    on64 = compile_network(net, 64, overlap="on")          # 8 and 4 words a node, even
+    assert on64.source.count("CALL    _ring_rs_mxout") == 0
+    assert on64.source == compile_network(net, 64).source
+    report = on64.plan.overlap_report
+    assert len(report) == 2 and all(not r["overlapped"] and "rotation" in r["reason"]
+                                    for r in report)
+    assert compile_network(net, 16, overlap="on").source.count("CALL    _ring_rs_mxout") == 2
+
+
 @pytest.mark.parametrize("nodes", [1, 4, 16, 64])
 def test_momentum_same_bits_as_blocking(nodes, monkeypatch):
     """With momentum the update runs the reduce-scatter too

@@ -77,12 +77,13 @@ def test_objects_and_library(tmp_path):
     objs = dict(firmware.objects())
     assert set(objs) == {"crt0.obj", "syscalls.obj", "vector.obj", "activate.obj",
                          "matrix.obj", "sparse.obj", "binary.obj", "ring.obj", "subring.obj",
-                         "dma.obj", "plasticity.obj", "overlap.obj", "dmaring.obj", "rotation.obj"}
+                         "dma.obj", "plasticity.obj", "overlap.obj", "dmaring.obj", "rotation.obj",
+                         "columns.obj"}
     lib = firmware.build_library(tmp_path)
     members = [m.name for m in read_archive(lib)]
     assert members == ["syscalls.obj", "vector.obj", "activate.obj", "matrix.obj", "sparse.obj",
                        "binary.obj", "ring.obj", "subring.obj", "dma.obj", "plasticity.obj",
-                       "overlap.obj", "dmaring.obj", "rotation.obj"]
+                       "overlap.obj", "dmaring.obj", "rotation.obj", "columns.obj"]
     assert (tmp_path / "crt0.obj").is_file()
     stamp = os.path.getmtime(lib)
     assert firmware.build_library(tmp_path) == lib          # cached: not rewritten

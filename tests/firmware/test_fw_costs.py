@@ -40,6 +40,10 @@ MATRIX = [("_mxv", {"y": "sram", "W": "sram", "x": "chip", "b": "sram"}),
           ("_mxtv2", {"y": "chip", "W": "dram", "e": "chip"}),
           ("_mxtv2w", {"y": "chip", "W": "sram", "e": "chip"}),
           ("_mxtv2w", {"y": "chip", "W": "dram", "e": "sram"}),
+          ("_mxtv4", {"y": "chip", "W": "sram", "e": "chip"}),
+          ("_mxtv4", {"y": "chip", "W": "chip", "e": "chip"}),
+          ("_mxtv4w", {"y": "chip", "W": "sram", "e": "chip"}),
+          ("_mxtv4w", {"y": "chip", "W": "chip", "e": "chip"}),
           ("_mxoutc", {"W": "chip", "d": "sram", "x": "chip"}),
           ("_mxoutc", {"W": "sram", "d": "sram", "x": "chip"}),
           ("_mxout", {"W": "sram", "d": "sram", "x": "chip"}),
@@ -171,7 +175,7 @@ def test_rotation_formula(fn, N):
     rapsim.firmware.rotation), x in SRAM and DRAM, even and uneven splits."""
     from rapsim.firmware.rotation import allgather_plan, rs_plan
     make = allgather_plan if fn == "_ring_allgather_rot" else rs_plan
-    for V in sorted({N, 3 * N // 2, 128, 512}):
+    for V in sorted({N, 3 * N // 2, 2 * N, 128, 512}):
         off = _split(V, N)
         plan = make(off)
         points = [(SRAM, "sram"), (DRAM, "dram")]
@@ -459,6 +463,28 @@ def test_subring_chain_leave_times():
     _, leave = SUBRING_CHAIN(np.arange(c, dtype=float), n)
     for k in range(N):
         _near(leave[k % c], got[k], 0.03, 12, f"_subring_reduce member {k % c} leaves")
+
+
+def test_dma_formula():
+    """_dma_start's cost (a transfer started, and a count of 0) and
+    _dma_wait's once the transfer has ended: each a call alone, the second
+    of two waits after a transfer (the first waits for the words)."""
+    calls = []
+    for n in (4, 61, 234):
+        calls += [Call("_dma_start", [RAM0, SRAM, n, 0x50]), Call("_dma_wait", []),
+                  Call("_dma_wait", [])]
+    calls.append(Call("_dma_start", [RAM0, SRAM, 0, 0x50]))
+    run = run_calls(calls)
+    for i, n in enumerate((4, 61, 234)):
+        start = KERNELS["_dma_start"].cycles({"dst": "chip", "src": "sram", "n": n,
+                                              "mode": "chip"}, DEFAULT_ACCESS)
+        _near(start, run.cycles(3 * i), 0.03, 12, f"_dma_start n={n}")
+        _near(KERNELS["_dma_wait"].cycles({}, DEFAULT_ACCESS), run.cycles(3 * i + 2), 0.03, 12,
+              "_dma_wait after the transfer")
+        # the first wait takes the rest of the transfer: 2 cycles a word
+        assert run.cycles(3 * i + 1) >= 2 * n - 24
+    _near(KERNELS["_dma_start"].cycles({"dst": "chip", "src": "sram", "n": 0, "mode": "chip"},
+                                       DEFAULT_ACCESS), run.cycles(9), 0.03, 12, "_dma_start n=0")
 
 
 def test_empty_calls():

@@ -28,10 +28,12 @@ def _even(V, N):
     return [k * q + min(k, r) for k in range(N + 1)]
 
 
-def _compare(off, seed=0, xa=SRAM, xr=SRAM2, apart=0x4000):
+def _compare(off, seed=0, xa=SRAM, xr=SRAM2, apart=0x4000, walk=False):
     """Chain and rotation on the same data, each on its own copy: x of the
     all-gather at xa (chain) and xa + apart (rotation), the reduce-scatter
-    at xr and xr + apart.  Returns the run."""
+    at xr and xr + apart.  walk: the plans' fast-path word (plan[N], the
+    stride of an even table) cleared, so that the routines walk the plan's
+    segments.  Returns the run."""
     N, V = len(off) - 1, off[-1]
     rng = np.random.default_rng(seed)
     words = rng.integers(0, 1 << 32, (N, V), dtype=np.uint64)
@@ -42,6 +44,8 @@ def _compare(off, seed=0, xa=SRAM, xr=SRAM2, apart=0x4000):
              Call("_ring_reduce_scatter", [xr, OFF]), Call("_ring_barrier"),
              Call("_ring_rs_rot", [yr, OFF, PR]), Call("_ring_barrier")]
     pa, pr = allgather_plan(off), rs_plan(off)
+    if walk:
+        pa[N] = pr[N] = 0
 
     def setup(sim):
         for n in range(N):
@@ -79,6 +83,36 @@ def test_rotation_matches_chain_large(N, V):
     """The compiler's tables (the even split: the first V mod N nodes one
     word more) on the machine sizes of the benchmarks."""
     _compare(_even(V, N), seed=N + V)
+
+
+@pytest.mark.parametrize("N", [4, 5, 6, 9])
+@pytest.mark.parametrize("s", [1, 2, 3])
+def test_fast_path_matches_chain(N, s):
+    """Even tables of s words a node on 4 or more nodes take the fast path
+    (plan[N] = s; every variant: node 0, 1, the middle, N-2, N-1): the
+    chain's words and sums, and fewer cycles than the same routines walking
+    the plan's segments."""
+    off = _even(N * s, N)
+    assert allgather_plan(off)[N] == rs_plan(off)[N] == s
+    fast = _compare(off, seed=N * 10 + s)
+    walked = _compare(off, seed=N * 10 + s, walk=True)
+    for call in (3, 7):                 # the two rotations of _compare's calls
+        assert fast.span(call) < walked.span(call), (N, s, call)
+
+
+def test_fast_path_x_on_chip_and_in_dram():
+    _compare(_even(24, 8), seed=5, xa=RAM0, xr=DRAM, apart=0x100)
+    _compare(_even(24, 8), seed=6, xa=DRAM, xr=RAM0, apart=0x100)
+
+
+def test_fast_path_word():
+    """plan[N]: the stride of a table whose slices all have s >= 1 words on
+    4 or more nodes, else 0 (uneven, empty slices, fewer nodes)."""
+    for off, want in (([0, 2, 4, 6, 8], 2), ([0, 1, 2, 3, 4, 5], 1), ([0, 3, 5, 7, 9], 0),
+                      ([0, 0, 0, 0, 0], 0), ([0, 2, 4, 6], 0), ([0, 1, 1, 2, 3], 0)):
+        N = len(off) - 1
+        assert allgather_plan(off)[N] == want, off
+        assert rs_plan(off)[N] == want, off
 
 
 def test_rotation_x_on_chip_and_in_dram():
