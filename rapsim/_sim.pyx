@@ -102,6 +102,7 @@ cdef void reset_node(Node* n) noexcept nogil:
     n.rpts = 0
     n.rpts_ring = 0
     n.rpts_pc = 0
+    n.rptb_skip = 0
     n.fwd_count = 0
     n.status = ST_RUNNING
     n.err_code = ERR_NONE

@@ -314,9 +314,26 @@ cdef inline int64_t rpts_bulk_reads(Node* n, Ctx* c, int64_t K, int64_t t0, int6
     cdef uint32_t pc = c.pc, ar
     cdef int64_t j = 0, m
     cdef int k, i, reg
+    cdef int64_t s0, s1
+    cdef int r4, r3, r2, r5, sub
     for k in range(d.naddr):
         i = d.addr_op[k]
         p[k] = word_ptr(n, <uint32_t>first[k], c.rgs[i])
+    if (d.op == RAP_OP_MPYF_P_ADDF or d.op == RAP_OP_MPYF_P_SUBF) and d.naddr == 2 \
+            and (d.src_mem & 0x1B) == 0x03:
+        # the dot product, MPYF3 *ARm, *ARn, R || ADDF3 R, R, R: its registers
+        # and memory words taken once here (mpyf_addsubf_mm, ops.pxi)
+        k = 0 if d.addr_op[0] == 0 else 1
+        s0 = step[k]
+        s1 = step[1 - k]
+        r4 = d.o[4].reg
+        r3 = d.o[3].reg
+        r2 = d.o[2].reg
+        r5 = d.o[5].reg
+        sub = d.op == RAP_OP_MPYF_P_SUBF
+        while j < K:
+            mpyf_addsubf_mm(n, p[k][s0 * j], p[1 - k][s1 * j], r4, r3, r2, r5, sub)
+            j += 1
     while j < K:
         for k in range(d.naddr):
             c.mv[d.addr_op[k]] = p[k][step[k] * j]
@@ -447,3 +464,342 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
         fail(n, err, pc, d.word, n.err_addr)
         return j + 1
     return j
+
+
+# --- RPTB loops in bulk ------------------------------------------------------------
+#
+# An RPTB block (guide 7.1.2, "RPTB") fetches and runs its instructions
+# RS..RE again and again; RE's retire() decrements RC and jumps back to RS
+# (execute.pxi retire_pc).  When the node is in the plain state at RS and
+# every instruction of the block is one the timing model gives the same
+# cycles at every pass, rptb_bulk() runs the next passes in a tight loop of
+# the pre-decoded handlers and adds the cycle, instruction, access, stall,
+# cache and RC counters once.  The conditions, checked before the first
+# pass (any failure: the passes go on one instruction at a time):
+#   * the block is at most RPTB_MAX instructions, pre-decoded (valid),
+#     fetched from plain memory, no RPTS (rpts), no delay slot pending;
+#   * each instruction is an ordinary one (timing class STD, guide 7.1.3:
+#     no branch, call, repeat, IDLE or trap) whose handler cannot fail
+#     (bulk_op), reads and writes only R0-R7 among the registers (so no AR,
+#     IR, BK, DP, SP, RC, RS, RE or ST write, and no register-group write:
+#     its pipeline conflicts, guide 8.2.2, are then those of the first pass,
+#     which must have none), and does not use the stack;
+#   * its indirect operands use linear modes (not circular or bit-reversed,
+#     guide 6.4, 6.5); each ARn moves by the same step every pass (the sum
+#     of the updates of the block's operands on it, read from the decoded
+#     modifiers), so every operand's address is affine in the pass, and
+#     over the passes run each stays in one plain region -- so every
+#     instruction has the same occupancy at every pass (acc_cycles,
+#     timing.pxi, computed once) -- and no store reaches the block's code;
+#   * with the instruction cache on (guide 4.3) every externally fetched
+#     word of the block is in it (every fetch is then a hit; with the cache
+#     off every fetch is an access);
+#   * the passes run are K <= RC (the pass that ends the loop is left to
+#     fast_step()), the instruction budget allows K passes, and the last
+#     instruction of the last pass starts before the cycle limit.
+# A block found not to qualify for one of the static reasons is remembered
+# (Node.rptb_skip) until the next RPTB, so that its passes do not look again.
+
+cdef enum:
+    RPTB_MAX = 8            # the longest RPTB body run in bulk
+
+
+cdef struct BlkMem:
+    # one memory operand of a block instruction over the passes
+    int i                   # its operand index
+    int w                   # 1: written (a store), 0: read
+    int reg                 # its ARn, -1 for a direct operand
+    int rg                  # its region (the same at every pass)
+    int64_t a               # its address in the first pass
+    int64_t step            # from one pass's address to the next (the ARn's step per pass)
+    uint32_t* p             # a read: the first pass's word
+
+
+cdef struct BlkIns:
+    Decoded* d
+    int nm                  # memory operands (none for NOP: its addresses are only formed)
+    BlkMem m[2]
+    int cyc                 # cycles of one execution (max(1, occupancy), timing.pxi)
+    int ew                  # ... of them memory-wait and bus-conflict stalls
+    int eb
+
+
+cdef inline bint bulk_op(Decoded* d) noexcept nogil:
+    """May a block instruction run in rptb_bulk()?  (An ordinary instruction
+    with a handler that cannot fail, no stack, no register-group write, and
+    only R0-R7 among its register operands.)"""
+    cdef int i, op = d.op
+    if d.timing != RAP_T_STD or d.writes or (d.uses & GRP_SP):
+        return 0
+    if d.fh == <FastOp>execute_op and not (
+            op == RAP_OP_STF_P_STF or op == RAP_OP_STI_P_STI or op == RAP_OP_LDF_P_LDF
+            or op == RAP_OP_LDI_P_LDI or op == RAP_OP_MPYI_P_ADDI or op == RAP_OP_MPYI_P_SUBI):
+        return 0                    # (those parallel pairs' cases of execute_op return 0)
+    for i in range(d.nops):
+        if d.o[i].kind == RAP_K_REG and d.o[i].reg >= 8:
+            return 0
+    return 1
+
+
+cdef inline bint in_cache(Node* n, uint32_t pc) noexcept nogil:
+    """Is the word at pc in the instruction cache (guide 4.3)?  (No count,
+    no LRU change: cache_fetch() of a word present is a hit.)"""
+    cdef uint32_t ssa = pc >> 5, bit = 1u << (pc & 31)
+    return (n.ssa[0] == ssa and (n.present[0] & bit)) or (n.ssa[1] == ssa and (n.present[1] & bit))
+
+
+cdef inline int64_t region_first(Node* n, int rg) noexcept nogil:
+    if rg == RG_SRAM:
+        return 0
+    if rg == RG_DRAM:
+        return RAP_DRAM_BASE
+    return RAP_RAM0_BASE + (rg - RG_RAM0) * RAP_ONCHIP_BLOCK_SIZE
+
+
+cdef inline int64_t region_last(Node* n, int rg) noexcept nogil:
+    if rg == RG_SRAM:
+        return <int64_t>n.sram_words - 1
+    if rg == RG_DRAM:
+        return RAP_DRAM_BASE + <int64_t>n.dram_words - 1
+    return RAP_RAM0_BASE + (rg - RG_RAM0 + 1) * RAP_ONCHIP_BLOCK_SIZE - 1
+
+
+cdef inline int64_t rptb_skip(Node* n, uint32_t rs) noexcept nogil:
+    n.rptb_skip = rs + 1
+    return 0
+
+
+cdef int64_t rptb_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """At RS of an RPTB loop in the plain state: run the next passes of the
+    block in bulk if the conditions above hold; returns the instructions
+    run (0: none, the caller runs the next one through fast_step()).
+    budget[0] is decremented by them."""
+    cdef uint32_t rs = n.r[RAP_REG_RS] & 0xFFFFFF, re = n.r[RAP_REG_RE] & 0xFFFFFF, pc, a
+    cdef BlkIns b[RPTB_MAX]
+    cdef Ctx cs[RPTB_MAX]
+    cdef Decoded* page
+    cdef Decoded* d
+    cdef Opnd* o
+    cdef BlkIns* bi
+    cdef BlkMem* m
+    cdef Ctx* c
+    cdef Acc acc
+    cdef int L, i, k, ii, reg, am, ik, ce, uses = 0, wp, cp, occ, nupd, touched = 0
+    cdef int upd_reg[2]
+    cdef int64_t upd_val[2]
+    cdef int64_t off[8]
+    cdef int64_t K, P, start_last, idx, pre, upd, D, lo, hi, j, t0 = n.cycle, last, ar
+    if n.rptb_skip == rs + 1 or n.rpts or n.dslots:
+        return 0
+    K = <int32_t>n.r[RAP_REG_RC]
+    if K < 1:
+        return 0                    # the last pass (or none): one at a time
+    if re < rs or re - rs >= RPTB_MAX:
+        return rptb_skip(n, rs)
+    L = re - rs + 1
+    # -- the block's instructions (pre-decoded by its first pass)
+    for i in range(L):
+        pc = rs + i
+        page = n.dcache[pc >> DPAGE_BITS]
+        if page == NULL:
+            return 0
+        d = &page[pc & (DPAGE_WORDS - 1)]
+        if d.valid != 1:
+            return 0
+        if d.frg >= RG_RINGIO or not bulk_op(d):
+            return rptb_skip(n, rs)
+        b[i].d = d
+        uses |= d.uses
+    if uses and conflict_stall(n, uses, t0):
+        return 0                    # (no group write in the block: none at the next passes)
+    ce = (n.r[RAP_REG_ST] & ST_CE) != 0
+    if ce:
+        for i in range(L):
+            if b[i].d.frg <= RG_DRAM and not in_cache(n, rs + i):
+                if n.r[RAP_REG_ST] & ST_CF:
+                    return rptb_skip(n, rs)     # frozen: it would miss at every pass
+                return 0                        # the next pass fills it
+    # -- every operand's address in the first pass, and each ARn's step per
+    # pass (decode forms all of an instruction's addresses from the ARn
+    # before it, then keeps the updates in commit order: execute.pxi)
+    for reg in range(8):
+        off[reg] = 0
+    for i in range(L):
+        d = b[i].d
+        b[i].nm = 0
+        nupd = 0
+        for k in range(d.naddr):
+            ii = d.addr_op[k]
+            o = &d.o[ii]
+            reg = -1
+            D = 0
+            if o.kind == RAP_K_DIR:
+                a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
+            else:
+                reg = o.reg
+                am = o.am & 15
+                ik = o.am >> 4
+                if ik == 0:
+                    idx = <uint32_t>o.val
+                elif ik == 1:
+                    idx = n.r[RAP_REG_IR0] & 0xFFFFFF
+                else:
+                    idx = n.r[RAP_REG_IR1] & 0xFFFFFF
+                if am == AM_POST:
+                    pre = 0
+                    upd = idx
+                elif am == AM_POST_M:
+                    pre = 0
+                    upd = -idx
+                elif am == AM_PRE:
+                    pre = idx
+                    upd = 0
+                elif am == AM_PRE_M:
+                    pre = -idx
+                    upd = 0
+                elif am == AM_PRE_U:
+                    pre = idx
+                    upd = idx
+                elif am == AM_PRE_UM:
+                    pre = -idx
+                    upd = -idx
+                elif am == AM_NONE:
+                    pre = 0
+                    upd = 0
+                else:
+                    return rptb_skip(n, rs)     # circular or bit-reversed
+                a = <uint32_t>(((n.r[RAP_REG_AR0 + reg] & 0xFFFFFF) + off[reg] + pre) & 0xFFFFFF)
+                if (d.addr_u >> k) & 1:
+                    upd_reg[nupd] = reg
+                    upd_val[nupd] = off[reg] + upd
+                    nupd += 1
+            if d.access:
+                m = &b[i].m[b[i].nm]
+                m.i = ii
+                m.w = (d.addr_w >> k) & 1
+                m.reg = reg
+                m.a = a
+                b[i].nm += 1
+        for k in range(nupd):           # in commit order: the last update of an ARn wins
+            off[upd_reg[k]] = upd_val[k]
+            touched |= 1 << upd_reg[k]
+    for reg in range(8):                # steps in 24-bit arithmetic, as the smallest signed value
+        off[reg] = ((off[reg] & 0xFFFFFF) ^ 0x800000) - 0x800000
+    # -- regions, occupancy, and the passes the limits allow
+    if K > (1 << 20):
+        K = 1 << 20                 # (the stores' occupancy counts in cs[].acc stay small)
+    if K * L > budget[0]:
+        K = budget[0] // L
+    P = 0
+    start_last = 0
+    for i in range(L):
+        bi = &b[i]
+        d = bi.d
+        acc_clear(&acc)
+        if d.frg > RG_DRAM or not ce:
+            acc_add(n, &acc, d.frg)
+        for k in range(bi.nm):
+            m = &bi.m[k]
+            m.step = off[m.reg] if m.reg >= 0 else 0
+            m.rg = region_of(n, <uint32_t>m.a)
+            if m.rg >= RG_RINGIO:
+                return rptb_skip(n, rs)
+            if m.step > 0:
+                hi = region_last(n, m.rg)
+                if (hi - m.a) // m.step + 1 < K:
+                    K = (hi - m.a) // m.step + 1
+            elif m.step < 0:
+                lo = region_first(n, m.rg)
+                if (m.a - lo) // (-m.step) + 1 < K:
+                    K = (m.a - lo) // (-m.step) + 1
+            acc_add(n, &acc, m.rg)
+        occ = acc_cycles(&acc, &wp, &cp)
+        bi.cyc = occ if occ > 1 else 1
+        bi.ew = wp if wp < occ - 1 else occ - 1
+        bi.eb = occ - 1 - bi.ew if occ > 1 else 0
+        if bi.ew < 0:
+            bi.ew = 0
+        start_last = P
+        P += bi.cyc
+    if limit - 1 - t0 - start_last < 0:
+        return 0
+    if (limit - 1 - t0 - start_last) // P + 1 < K:
+        K = (limit - 1 - t0 - start_last) // P + 1
+    if K <= 0:
+        return 0
+    # no store may reach the block's own code (its decode would change)
+    for i in range(L):
+        for k in range(b[i].nm):
+            m = &b[i].m[k]
+            if m.w:
+                last = m.a + (K - 1) * m.step
+                lo = m.a if m.step >= 0 else last
+                hi = last if m.step >= 0 else m.a
+                if lo <= re and hi >= rs:
+                    return rptb_skip(n, rs)
+    # -- the passes
+    for i in range(L):
+        bi = &b[i]
+        c = &cs[i]
+        c.d = bi.d
+        c.pc = rs + i
+        c.t_ring = t0
+        c.hostcall = 0
+        acc_clear(&c.acc)
+        c.nextpc = c.pc + 1             # (no handler of bulk_op changes it)
+        for k in range(bi.nm):
+            m = &bi.m[k]
+            c.rgs[m.i] = m.rg
+            if not m.w:
+                m.p = word_ptr(n, <uint32_t>m.a, m.rg)
+    j = 0
+    while j < K:
+        for i in range(L):
+            bi = &b[i]
+            c = &cs[i]
+            for k in range(bi.nm):      # this pass's words and addresses; on to the next pass's
+                m = &bi.m[k]
+                if m.w:
+                    c.ea[m.i] = <uint32_t>m.a
+                    m.a += m.step
+                else:
+                    c.mv[m.i] = m.p[0]
+                    m.p += m.step
+            bi.d.fh(n, c)               # (bulk_op: it cannot fail)
+        j += 1
+    # -- the counters of the K passes, as retire() would have added them
+    n.cycle = t0 + K * P
+    n.instret += K * L
+    for i in range(L):
+        bi = &b[i]
+        n.acc_fetch[bi.d.frg] += K
+        n.stall[SC_MEMWAIT] += K * bi.ew
+        n.stall[SC_BUSCONF] += K * bi.eb
+        for k in range(bi.nm):
+            if not bi.m[k].w:
+                n.acc_read[bi.m[k].rg] += K
+    if ce:
+        # every external fetch a hit; the last pass's fetches leave the LRU state
+        for i in range(L):
+            if b[i].d.frg <= RG_DRAM:
+                n.cache_hits += K - 1
+                cache_fetch(n, rs + i)
+    for reg in range(8):
+        if (touched >> reg) & 1:
+            ar = n.r[RAP_REG_AR0 + reg]
+            n.r[RAP_REG_AR0 + reg] = (ar & 0xFF000000u) | (<uint32_t>((ar & 0xFFFFFF) + K * off[reg]) & 0xFFFFFFu)
+    n.r[RAP_REG_RC] = n.r[RAP_REG_RC] - <uint32_t>K
+    n.prev_pc = re
+    budget[0] -= K * L
+    return K * L
+
+
+cdef inline int64_t repeat_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
+    """In a repeat (RPTS, or ST.RM of an RPTB loop) in the plain state: the
+    next RPTS repetitions (rpts_bulk) or, at RS, the next RPTB passes
+    (rptb_bulk) in bulk; the instructions run (0: none)."""
+    if n.rpts == 2:
+        return rpts_bulk(n, limit, budget)
+    if n.rpts == 0 and n.pc == (n.r[RAP_REG_RS] & 0xFFFFFF):
+        return rptb_bulk(n, limit, budget)
+    return 0

@@ -201,6 +201,21 @@ cdef inline void mpyf_par_addsubf(Node* n, Ctx* c, int sub) noexcept nogil:
     set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
 
 
+cdef inline void mpyf_addsubf_mm(Node* n, uint32_t w0, uint32_t w1, int s4, int s3, int d2,
+                                 int d5, int sub) noexcept nogil:
+    """mpyf_par_addsubf() for the dot product's form, ``MPYF3 *ARm, *ARn, Rd2
+    || ADDF3 Rs4, Rs3, Rd5`` (or SUBF3): the multiply's operands are the
+    words w0 and w1 read from memory, the add's registers (operands 3 and
+    4 in registers, found at decode: Decoded.src_mem).  The same reads
+    before writes and flags (guide 13.2)."""
+    cdef uint32_t fl = 0, fl2 = 0
+    cdef F40 fr = fmpy(single_to_f40(w0), single_to_f40(w1), &fl)
+    cdef F40 fr2 = faddsub(reg_f(n, s4), reg_f(n, s3), sub, &fl2)
+    write_f(n, d2, fr)
+    write_f(n, d5, fr2)
+    set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+
+
 # --- operations with their own fast-path handler (Decoded.fh, fast_handler below)
 # Called by execute_op() and, without its dispatch, by the fast path.
 
@@ -468,6 +483,7 @@ cdef int execute_op(Node* n, Ctx* c) noexcept nogil:
         n.r[RAP_REG_RS] = c.pc + 1
         n.r[RAP_REG_RE] = <uint32_t>d.o[0].val
         n.r[RAP_REG_ST] |= ST_RM
+        n.rptb_skip = 0            # a new loop: rptb_bulk() looks at its body again
     elif op == RAP_OP_IDLE:
         n.r[RAP_REG_ST] |= ST_GIE
         if not (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF):
@@ -703,6 +719,15 @@ cdef int fh_nop(Node* n, Ctx* c) noexcept nogil:
     return 0                        # NOP: its operand's address (and ARn update) only
 
 
+cdef int fh_mpyf_p_addf(Node* n, Ctx* c) noexcept nogil:
+    mpyf_par_addsubf(n, c, 0)       # MPYF3 || ADDF3: the dot products' and mxtv's step
+    return 0
+
+cdef int fh_mpyf_p_subf(Node* n, Ctx* c) noexcept nogil:
+    mpyf_par_addsubf(n, c, 1)
+    return 0
+
+
 cdef int fh_par_store(Node* n, Ctx* c) noexcept nogil:
     return exec_par_store(n, c, c.d.op)    # OP || STx
 
@@ -711,6 +736,15 @@ cdef int fh_ldi_p_sti(Node* n, Ctx* c) noexcept nogil:
 
 cdef int fh_ldf_p_stf(Node* n, Ctx* c) noexcept nogil:
     return par_store(n, c, RAP_OP_LDF_P_STF)
+
+cdef int fh_mpyf_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_store(n, c, RAP_OP_MPYF_P_STF)  # the weight update's (_mxout) second step
+
+cdef int fh_addf_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_store(n, c, RAP_OP_ADDF_P_STF)
+
+cdef int fh_subf_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_store(n, c, RAP_OP_SUBF_P_STF)
 
 
 # --- handlers per operand form (issue 16): chosen at decode when the form is
@@ -924,6 +958,123 @@ cdef int fh_cmpi_i(Node* n, Ctx* c) noexcept nogil:
     return 0
 
 
+# The float operations in the same forms (issue 16): ADDF SUBF MPYF CMPF LDF
+# with a register or short-float immediate source (FORM_R, FORM_I) and the
+# three-operand ADDF3 SUBF3 MPYF3 with two register sources (FORM_RR), all
+# operands in R0-R7.  The bodies are op_flt2's, op_cmpf's and op_flt1's
+# (flt_op, faddsub: guide 5.4-5.6), with the operand kinds as constants.
+
+cdef inline bint freg(Opnd* o) noexcept nogil:
+    """Is the operand one of R0-R7 (a float register, or an integer-kind
+    register operand naming one)?"""
+    return (o.kind == RAP_K_FREG or o.kind == RAP_K_REG) and o.reg < 8
+
+
+cdef inline int float_form(Decoded* d) noexcept nogil:
+    """The simple operand form of a float instruction (FORM_*), or -1."""
+    if d.nops == 2 and freg(&d.o[1]):
+        if d.o[0].kind == RAP_K_FIMM:
+            return FORM_I
+        if freg(&d.o[0]):
+            return FORM_R
+    elif d.nops == 3 and freg(&d.o[0]) and freg(&d.o[1]) and freg(&d.o[2]):
+        return FORM_RR
+    return -1
+
+
+cdef inline F40 flt_src0(Node* n, Decoded* d, int form) noexcept nogil:
+    """Operand 0 of a float form: the short-float immediate or the register."""
+    if form == FORM_I:
+        return short_to_f40(<uint32_t>d.o[0].val)
+    return reg_f(n, d.o[0].reg)
+
+
+cdef inline void op_flt2_form(Node* n, Ctx* c, int op, int form) noexcept nogil:
+    """op_flt2() for FORM_R, FORM_I and FORM_RR: operand 1 (op) operand 0."""
+    cdef Decoded* d = c.d
+    cdef uint32_t fl = 0
+    cdef F40 fr = flt_op(op, reg_f(n, d.o[1].reg), flt_src0(n, d, form), &fl)
+    wflt(n, d.o[2].reg if form == FORM_RR else d.o[1].reg, fr, fl)
+
+cdef int fh_addf_r(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_ADDF, FORM_R)
+    return 0
+
+cdef int fh_addf_i(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_ADDF, FORM_I)
+    return 0
+
+cdef int fh_addf_rr(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_ADDF, FORM_RR)
+    return 0
+
+cdef int fh_subf_r(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_SUBF, FORM_R)
+    return 0
+
+cdef int fh_subf_i(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_SUBF, FORM_I)
+    return 0
+
+cdef int fh_subf_rr(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_SUBF, FORM_RR)
+    return 0
+
+cdef int fh_mpyf_r(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_MPYF, FORM_R)
+    return 0
+
+cdef int fh_mpyf_i(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_MPYF, FORM_I)
+    return 0
+
+cdef int fh_mpyf_rr(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_MPYF, FORM_RR)
+    return 0
+
+cdef inline void op_cmpf_form(Node* n, Ctx* c, int form) noexcept nogil:
+    """op_cmpf() for FORM_R and FORM_I (the destination is only read)."""
+    cdef uint32_t fl = 0
+    faddsub(reg_f(n, c.d.o[1].reg), flt_src0(n, c.d, form), 1, &fl)
+    set_flags(n, fl, M_LOGIC)
+
+cdef int fh_cmpf_r(Node* n, Ctx* c) noexcept nogil:
+    op_cmpf_form(n, c, FORM_R)
+    return 0
+
+cdef int fh_cmpf_i(Node* n, Ctx* c) noexcept nogil:
+    op_cmpf_form(n, c, FORM_I)
+    return 0
+
+cdef inline void op_ldf_form(Node* n, Ctx* c, int form) noexcept nogil:
+    """op_flt1() of LDF for FORM_R and FORM_I: N and Z of the value."""
+    cdef F40 v = flt_src0(n, c.d, form)
+    wflt(n, c.d.o[1].reg, v, fflags_of(v))
+
+cdef int fh_ldf_r(Node* n, Ctx* c) noexcept nogil:
+    op_ldf_form(n, c, FORM_R)
+    return 0
+
+cdef int fh_ldf_i(Node* n, Ctx* c) noexcept nogil:
+    op_ldf_form(n, c, FORM_I)
+    return 0
+
+
+cdef FastOp float_form_handler(int op, int form) noexcept nogil:
+    """The handler of a float operation in a simple operand form, or NULL."""
+    if op == RAP_OP_ADDF:
+        return fh_addf_i if form == FORM_I else (fh_addf_r if form == FORM_R else fh_addf_rr)
+    if op == RAP_OP_SUBF:
+        return fh_subf_i if form == FORM_I else (fh_subf_r if form == FORM_R else fh_subf_rr)
+    if op == RAP_OP_MPYF:
+        return fh_mpyf_i if form == FORM_I else (fh_mpyf_r if form == FORM_R else fh_mpyf_rr)
+    if op == RAP_OP_CMPF and form != FORM_RR:
+        return fh_cmpf_i if form == FORM_I else fh_cmpf_r
+    if op == RAP_OP_LDF and form != FORM_RR:
+        return fh_ldf_i if form == FORM_I else fh_ldf_r
+    return NULL
+
+
 cdef FastOp form_handler(int op, int form) noexcept nogil:
     """The handler of an operation in a simple operand form (FORM_*), or
     NULL when it has none."""
@@ -965,6 +1116,11 @@ cdef FastOp fast_handler(Decoded* d) noexcept nogil:
     cdef FastOp fh
     if form >= 0:
         fh = form_handler(op, form)
+        if fh != NULL:
+            return fh
+    form = float_form(d)
+    if form >= 0:
+        fh = float_form_handler(op, form)
         if fh != NULL:
             return fh
     if op == RAP_OP_ADDI:
@@ -1023,10 +1179,20 @@ cdef FastOp fast_handler(Decoded* d) noexcept nogil:
         return fh_rpts
     if op == RAP_OP_NOP:
         return fh_nop
+    if op == RAP_OP_MPYF_P_ADDF:
+        return fh_mpyf_p_addf
+    if op == RAP_OP_MPYF_P_SUBF:
+        return fh_mpyf_p_subf
     if op == RAP_OP_LDI_P_STI:
         return fh_ldi_p_sti
     if op == RAP_OP_LDF_P_STF:
         return fh_ldf_p_stf
+    if op == RAP_OP_MPYF_P_STF:
+        return fh_mpyf_p_stf
+    if op == RAP_OP_ADDF_P_STF:
+        return fh_addf_p_stf
+    if op == RAP_OP_SUBF_P_STF:
+        return fh_subf_p_stf
     if op == RAP_OP_ADDI_P_STI \
             or op == RAP_OP_SUBI_P_STI or op == RAP_OP_MPYI_P_STI or op == RAP_OP_AND_P_STI \
             or op == RAP_OP_OR_P_STI or op == RAP_OP_XOR_P_STI or op == RAP_OP_ASH_P_STI \

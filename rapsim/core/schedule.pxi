@@ -62,8 +62,8 @@ cdef int run_node(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             break
         if plain_state(n):
             # the common case (fast.pxi): RPTS repetitions in bulk, or one instruction
-            if n.rpts == 2 and rpts_bulk(n, limit, budget):
-                continue
+            if (n.rpts | (n.r[RAP_REG_ST] & ST_RM)) and repeat_bulk(n, limit, budget):
+                continue                # RPTS repetitions or RPTB passes in bulk (fast.pxi)
             budget[0] -= 1
             fast_step(n)
         else:

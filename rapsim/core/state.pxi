@@ -294,6 +294,8 @@ cdef struct Node:
     Periph p
     void* probe             # instrumentation (a Probe, probe.pxi); NULL: none
     void* hc                # staged host-call replies (an HcNode, hostcall.pxi); NULL: none
+    uint32_t rptb_skip      # RS + 1 of the RPTB loop whose body rptb_bulk() found it cannot run
+                            # in bulk (fast.pxi); 0: none.  Cleared by RPTB and a reset.
     char pad[64]            # nodes are in one array: the last fields of one node and the
                             # registers of the next, run by another host thread, never
                             # share a cache line (schedule.pxi)

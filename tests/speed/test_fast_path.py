@@ -152,3 +152,25 @@ def test_operand_form_handlers_equal_general_path(op, operands):
     fast = _run(src, None, False, 0)
     assert fast["event"] != "error", fast["messages"]
     assert fast == _run(src, None, True, 0)
+
+
+FLOAT_FORMS = [(op, form) for op in ("ADDF", "SUBF", "MPYF", "CMPF", "LDF")
+               for form in ("R1, R5", "1.5, R5", "-0.25, R5", "0, R5", "*AR3, R5")] \
+    + [(op + "3", form) for op in ("ADDF", "SUBF", "MPYF") for form in ("R1, R5, R3", "R6, R5, R3")]
+
+
+@pytest.mark.parametrize("op,operands", FLOAT_FORMS)
+def test_float_form_handlers_equal_general_path(op, operands):
+    """The float operations' handlers per operand form (ops.pxi
+    float_form_handler: register or short-float immediate source, three
+    registers), run twice from values that make the operations' results
+    and flags differ (a zero, a negative, a large exponent), against the
+    general path; a memory source keeps the operation's handler."""
+    src = ("        .global start\nstart:\n        LDI 1, AR4\n        LDI 2000h, AR3\n"
+           + "".join(f"        LDF {v}, R{r}\n" for r, v in
+                     enumerate(["2.5", "-3.75", "0.0", "200.0", "6.0", "-0.125", "0.0", "7.5"]))
+           + f"top:    {op} {operands}\n        ADDF R5, R7\n        MPYF 2.0, R3\n"
+           + "        DBU AR4, top\n        SWI\n")
+    fast = _run(src, None, False, 0)
+    assert fast["event"] != "error", fast["messages"]
+    assert fast == _run(src, None, True, 0)
