@@ -523,7 +523,8 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             program: Program | None = None, sampler=None,
             sample_every: int = 0, instrument=None, mapping: str | None = None,
             batch: int = 1, overlap: str | None = None,
-            schedule: str | None = None, threads: int = 1) -> TrainResult:
+            schedule: str | None = None, threads: int = 1,
+            callbacks: dict | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
     MCPS and MCUPS of ``network`` on ``config`` (``result.performance``).
@@ -531,7 +532,8 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
     ``mapping``, ``batch``, ``overlap``, ``schedule``: see :func:`train`;
-    ``threads``: see :func:`run_program`."""
+    ``threads``, ``callbacks``: see :func:`run_program` (``callbacks``: the
+    host callbacks of a ``program`` compiled with host hooks)."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory,
@@ -542,4 +544,5 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
     return run_program(program, config, tr, te, epochs=1, sampler=sampler,
-                       sample_every=sample_every, instrument=instrument, threads=threads)
+                       sample_every=sample_every, instrument=instrument, threads=threads,
+                       callbacks=callbacks)
