@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 from rapsim.firmware.costs import (CHAINS, COLLECTIVES, KERNELS, SOFTMAX_PARTS, SOFTMAX_TOKENS,
-                                   SUBRING_CHAIN, _leading, token_chain)
+                                   SUBRING_CHAIN, _leading, rs_general_path, token_chain)
 
 from .codegen import FLOAT_REGS, INT_REGS, Addr, Imm, Var, _Emitter, _Gen
 from .lower import lower
@@ -51,6 +52,10 @@ from .mapping import PRESETS, MappingError, resolve
 #: the fraction of a binary or threshold layer's units assumed active when
 #: pricing the binary kernels (rap plan --active; docs/plan.md)
 DEFAULT_ACTIVE = 0.5
+
+#: what the machine charges a node for a host call by default
+#: (MachineConfig.hostcall_cycles, docs/machine-model.md section 7)
+HOSTCALL_CYCLES = MachineConfig().hostcall_cycles
 
 
 class PlanError(RapError):
@@ -87,6 +92,12 @@ class _Recorder(_Emitter):
             self.events.append(("ins", op, operands))
             if operands:
                 self.regs.pop(operands[-1], None)
+            if op == "LDI" and len(operands) == 2 and _integer(operands[0]):
+                self.regs[operands[1]] = Imm(int(operands[0]))     # e.g. a hook's AR5 = 0
+
+
+def _integer(text: str) -> bool:
+    return text.lstrip("-").isdigit()
 
 
 class _PlanGen(_Gen):
@@ -241,9 +252,18 @@ _REGION = {"ram0": "chip", "ram1": "chip", "chip": "chip", "sram": "sram", "dram
 
 
 class _Pricer:
-    def __init__(self, g: _PlanGen, plan, active=DEFAULT_ACTIVE, user=None):
+    def __init__(self, g: _PlanGen, plan, active=DEFAULT_ACTIVE, user=None, hooks=None,
+                 hostcall: float | None = None):
         self.g, self.n = g, g.n
         self.plan, self.active, self.user = plan, active, user or {}
+        #: behaviours: (routine, layer or None) -> (alpha, beta) (plan_user.py)
+        self.hooks = hooks or {}
+        self.hook_routines = {fn for fn, _ in self.hooks}
+        #: a host call's cycles on the node that makes it (None: not priced)
+        self.hostcall = hostcall
+        #: a layer's own activations (a behaviour's AR4) -> the layer
+        self.act_layers = {lp.act.name: name for name, lp in plan.layers.items()
+                           if lp.act is not None}
         #: a sparse connect's count table -> the connect (its pairs per row)
         self.sparse = {cp.sparse.cnt.name: cp for cp in plan.connects
                        if cp.sparse is not None and cp.sparse.cnt is not None}
@@ -306,9 +326,21 @@ class _Pricer:
             return self.regions.get(v, "sram")      # .data words, host variables: SRAM
         return "sram"                               # computed at run time (slots): SRAM
 
+    def priced(self, fn: str) -> bool:
+        """A routine the model prices per node (not a collective)."""
+        return (fn in KERNELS or fn in self.user or fn in self.hook_routines
+                or (fn == "_hostcall" and self.hostcall is not None))
+
     def kernel(self, fn: str, regs: dict) -> np.ndarray:
         if fn in self.user:
             return self.user_routine(fn, regs)
+        if fn in self.hook_routines:
+            return self.behaviour(fn, regs)
+        if fn == "_hostcall" and self.hostcall is not None:
+            return np.full(self.n, self.hostcall)
+        if fn not in KERNELS:
+            raise PlanError(f"the cost model has no entry for {fn} "
+                            f"(rapsim/firmware/costs.py): cannot predict this program")
         k = KERNELS[fn]
         vals = [self._values(regs.get(r)) for r in INT_REGS[:len(k.args)]]
         out = np.zeros(self.n)
@@ -360,6 +392,22 @@ class _Pricer:
             raise PlanError(f"{fn}: its n is computed at run time")
         return np.array([alpha + beta * max(x, 0) for x in sizes], dtype=float)
 
+    def behaviour(self, fn: str, regs: dict) -> np.ndarray:
+        """A behaviour routine at a hook point: alpha + beta n, n the
+        node's own units of the hook's layer (AR5; 0 without a layer), as
+        timed linked into the program (plan_user.behaviour_costs)."""
+        acts = self._values(regs.get("AR4"))
+        units = self._values(regs.get("AR5"))
+        out = np.zeros(self.n)
+        for node in range(self.n):
+            layer = self.act_layers.get(acts[node]) if isinstance(acts[node], str) else None
+            cost = self.hooks.get((fn, layer))
+            if cost is None or not isinstance(units[node], int):
+                raise PlanError(f"behaviour {fn}: cannot tell its layer or units at compile "
+                                f"time")
+            out[node] = cost[0] + cost[1] * max(units[node], 0)
+        return out
+
     def collective(self, fn: str, regs: dict) -> float:
         c = COLLECTIVES[fn]
         n = self.n
@@ -375,6 +423,14 @@ class _Pricer:
         V, s = off[-1], max(sizes)
         cycles = c.cycles(V, s, n, self.access[x], x == "chip", sizes.count(0),
                           _leading(sizes))
+        if fn in ("_ring_reduce_scatter", "_ring_allreduce") and rs_general_path(off, n):
+            # the reduce-scatter's general path: its chain's last return
+            # (firmware/costs.py rs_general_leave)
+            rs = float(np.max(CHAINS["_ring_reduce_scatter"](off, n, self.access[x],
+                                                             x == "chip")[1]))
+            cycles = rs + (0.0 if fn == "_ring_reduce_scatter" else COLLECTIVES[
+                "_ring_allgather"].cycles(V, s, n, self.access[x], x == "chip",
+                                          sizes.count(0), _leading(sizes)))
         if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
             W = self.region(self._values(regs.get("AR4"))[0])
             rows = self._values(regs.get("IR0"))
@@ -492,7 +548,7 @@ class _Pricer:
                 c = self.collective(fn, regs)
                 total += c
                 breakdown[fn] = breakdown.get(fn, 0.0) + c
-            elif fn in KERNELS or fn in self.user:
+            elif self.priced(fn):
                 vec = self.kernel(fn, regs)
                 span += vec
                 spent.setdefault(fn, np.zeros(self.n))
@@ -527,6 +583,15 @@ class Prediction:
     forward_breakdown: dict = field(default_factory=dict)
     overlap: str = "off"            # the overlapped collectives ("off" or "ring")
     schedule: str = "lockstep"      # compiler/pipeline.py
+    #: the behaviours' and host callbacks' cycles outside the patterns, not
+    #: in the per-pattern figures: per epoch (before_epoch, after_epoch)
+    #: and per run (before_training, after_training)
+    epoch_cycles: float = 0.0
+    run_cycles: float = 0.0
+    #: the behaviours' measured cost: (routine, layer or None) -> (alpha, beta)
+    behaviours: dict = field(default_factory=dict)
+    #: a host call's cycles on a node (None: no host callback)
+    hostcall_cycles: float | None = None
 
     @property
     def label(self) -> str:
@@ -552,21 +617,31 @@ class Prediction:
                 "forward_cycles_per_pattern": self.forward_cycles,
                 "mcps": self.mcps, "mcups": self.mcups,
                 "train_breakdown": self.train_breakdown,
-                "forward_breakdown": self.forward_breakdown}
+                "forward_breakdown": self.forward_breakdown,
+                "epoch_hook_cycles": self.epoch_cycles, "run_hook_cycles": self.run_cycles,
+                "behaviours": [{"routine": fn, "layer": layer, "alpha": a, "beta": b}
+                               for (fn, layer), (a, b) in self.behaviours.items()],
+                "hostcall_cycles": self.hostcall_cycles}
 
 
 def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
-            overlap: str | None = None, active=DEFAULT_ACTIVE) -> Prediction:
+            overlap: str | None = None, active=DEFAULT_ACTIVE, host_hooks=(),
+            hostcall_cycles: int = HOSTCALL_CYCLES) -> Prediction:
     """The predicted cycles per pattern of ``network`` under ``mapping``
     (a resolved :class:`~rapsim.compiler.mapping.Mapping`), with the
     overlapped collectives ``overlap`` (the --overlap option, as
-    compile_network takes it; None: the description's).  Raises
-    LoweringError when the network does not fit, PlanError when a routine
-    has no cost entry, RapError for an overlap the mapping refuses."""
+    compile_network takes it; None: the description's).  ``host_hooks``:
+    the hook points of host callbacks (rapsim.compiler.behaviours.HookPoint,
+    as compile_network takes them), each a barrier and a host call the
+    machine charges ``hostcall_cycles`` for (MachineConfig's).  The
+    description's behaviours are timed as linked into the program
+    (:mod:`rapsim.compiler.plan_user`).  Raises LoweringError when the
+    network does not fit, PlanError when a routine has no cost entry,
+    RapError for an overlap the mapping refuses."""
     from .overlap import overlap_for
     overlap = overlap_for(network, mapping, overlap)
     plan = lower(network, mapping.nodes, memory, mapping)
-    plan.host_hooks = []
+    plan.host_hooks = list(host_hooks)
     plan.overlap = overlap
     g = _PlanGen(plan)
     kind = getattr(mapping, "schedule", "lockstep")
@@ -581,8 +656,16 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
             raise PlanError(f"the cost model has no schedule for the {mapping.name} mapping")
     g.prologue()
     sections = schedule(g)
-    from .plan_user import routine_costs
-    pricer = _Pricer(g, plan, active, routine_costs(network, memory))
+    epoch = g.section(lambda: (g.hook("before_epoch"), g.hook("after_epoch")))
+    run = g.section(lambda: (g.hook("before_training"), g.hook("after_training")))
+    from .plan_user import behaviour_costs, hostcall_cycles as hostcall, routine_costs
+    hooks = {}
+    if network.behaviours:
+        from .build import compile_network
+        hooks = behaviour_costs(network, lambda: compile_network(
+            network, mapping.nodes, memory, host_hooks, mapping, overlap), memory)
+    pricer = _Pricer(g, plan, active, routine_costs(network, memory), hooks,
+                     hostcall(hostcall_cycles, memory) if plan.host_hooks else None)
     out = {}
     for phase, parts in sections.items():
         total, bd = 0.0, {}
@@ -594,7 +677,8 @@ def predict(network, mapping, memory=None, clock_mhz: float = 16.0,
         out[phase] = (total, bd)
     return Prediction(mapping.name, mapping.nodes, mapping.batch, out["train"][0],
                       out["forward"][0], network.connections(), clock_mhz,
-                      out["train"][1], out["forward"][1], overlap, kind)
+                      out["train"][1], out["forward"][1], overlap, kind,
+                      pricer.price(epoch)[0], pricer.price(run)[0], hooks, pricer.hostcall)
 
 
 @dataclass
@@ -623,7 +707,8 @@ def candidate_schedules(network, schedule: str | None = None) -> list[str]:
 
 def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float = 16.0,
              overlap: str | None = None, schedule: str | None = None,
-             schedules: list[str] | None = None, active=DEFAULT_ACTIVE):
+             schedules: list[str] | None = None, active=DEFAULT_ACTIVE, host_hooks=(),
+             hostcall_cycles: int = HOSTCALL_CYCLES):
     """Every preset mapping of ``network`` on ``nodes`` nodes under every
     schedule of :func:`candidate_schedules` (``schedules``: these instead),
     each with every overlap it takes (``overlap``: only that one; None:
@@ -631,7 +716,9 @@ def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float 
     the refused candidates with their reasons.  A pipeline runs on the
     layers placement only, so it is one candidate.  ``active``: the
     fraction of a binary or threshold layer's units assumed active (a
-    number, or ``{layer: fraction, None: the others'}``)."""
+    number, or ``{layer: fraction, None: the others'}``).  ``host_hooks``,
+    ``hostcall_cycles``: host callbacks' points and a host call's charge
+    (:func:`predict`)."""
     from .lower import LoweringError
     from .pipeline import apply_schedule
     ranked, refused = [], []
@@ -652,7 +739,8 @@ def plan_all(network, nodes: int, memory=None, batch: int = 1, clock_mhz: float 
                 modes = [o for o in modes if o == "off"] or list(modes)
             for o in modes:
                 try:
-                    ranked.append(predict(network, m, memory, clock_mhz, o, active))
+                    ranked.append(predict(network, m, memory, clock_mhz, o, active,
+                                          host_hooks, hostcall_cycles))
                 except (LoweringError, PlanError, RapError) as e:
                     refused.append(Refused(name + ("" if o == "off" else f" overlap {o}") + tag,
                                            str(e)))
@@ -682,11 +770,13 @@ def best_mapping(network, nodes: int, memory=None, batch: int = 1,
 def measure_point(network, config, mapping: str, batch: int = 1,
                   warmup: int = 1, patterns: int = 2,
                   overlap: str | None = None,
-                  schedule: str | None = None) -> tuple[float, float]:
+                  schedule: str | None = None, host_hooks=()) -> tuple[float, float]:
     """Simulated cycles per training and per forward pattern of ``network``
     under ``mapping`` on ``config``, measured as ``rap bench`` measures a
     point (docs/bench.md: the difference of a run of ``warmup`` and one of
-    ``warmup + patterns`` patterns per node-batch, fixed costs cancelled)."""
+    ``warmup + patterns`` patterns per node-batch, fixed costs cancelled).
+    ``host_hooks``: host callbacks at these points (callbacks that do
+    nothing: their host calls and barriers are what is measured)."""
     from .build import compile_network
     from .train import measure, measurement_network
     n = config.nodes
@@ -694,14 +784,21 @@ def measure_point(network, config, mapping: str, batch: int = 1,
         warmup, patterns = warmup * n * batch, patterns * n * batch
     mnet = measurement_network(network)
     from .pipeline import apply_schedule
-    program = compile_network(mnet, n, config.memory, overlap=overlap,
+    program = compile_network(mnet, n, config.memory, overlap=overlap, host_hooks=host_hooks,
                               mapping=apply_schedule(mnet, resolve(mnet, n, mapping, batch),
                                                      schedule))
-    runs = [measure(network, config, train_patterns=c, test_patterns=c, program=program)
+    callbacks = {(p.event, p.layer or p.net) if p.layer or p.net else p.event: _nothing
+                 for p in host_hooks}
+    runs = [measure(network, config, train_patterns=c, test_patterns=c, program=program,
+                    callbacks=callbacks or None)
             for c in (warmup, warmup + patterns)]
     perf = runs[1].performance - runs[0].performance
     return (perf.train.cycles / max(perf.train.patterns, 1),
             perf.evaluate.cycles / max(perf.evaluate.patterns, 1))
+
+
+def _nothing(ctx) -> None:
+    """A host callback that does nothing (measure_point's)."""
 
 
 def data_activity(network, patterns) -> dict:

@@ -532,6 +532,7 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
             sample_every: int = 0, instrument=None, mapping: str | None = None,
             batch: int = 1, overlap: str | None = None,
             schedule: str | None = None, threads: int = 1,
+            callbacks: dict | None = None,
             eval_mapping: str | None = None) -> TrainResult:
     """One epoch of ``train_patterns`` random patterns and an evaluation pass
     over them and ``test_patterns`` more, at a constant learning rate: the
@@ -540,7 +541,9 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     ``config`` (several measurements of one point then compile once);
     ``sampler``, ``sample_every``, ``instrument``: see :func:`run_program`;
     ``mapping``, ``batch``, ``overlap``, ``schedule``, ``eval_mapping``: see
-    :func:`train`; ``threads``: see :func:`run_program`."""
+    :func:`train`; ``threads``, ``callbacks``: see :func:`run_program`
+    (``callbacks``: the host callbacks of a ``program`` compiled with host
+    hooks)."""
     net = measurement_network(network)
     if program is None:
         program = compile_network(net, config.nodes, config.memory,
@@ -551,4 +554,5 @@ def measure(network: Network, config: MachineConfig, *, train_patterns: int = 16
     tr = _Random(data.inputs[:train_patterns], data.targets[:train_patterns])
     te = _Random(data.inputs[train_patterns:], data.targets[train_patterns:])
     return run_program(program, config, tr, te, epochs=1, sampler=sampler,
-                       sample_every=sample_every, instrument=instrument, threads=threads)
+                       sample_every=sample_every, instrument=instrument, threads=threads,
+                       callbacks=callbacks)

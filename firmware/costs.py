@@ -23,6 +23,7 @@ routine's code changes, its entry here is the one line to change.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -471,12 +472,130 @@ def reduce_scatter_chain(off, N, a, chip):
     """(join, leave) of ``_ring_reduce_scatter``: the chain reaches node j
     after j hops; node j's slice is complete once the partial sums have
     passed j + 1 more segment set-ups (per node, the formula's per-node
-    cycles less the 7 of a hop's read and write: 6 in SRAM, 2 on chip)."""
+    cycles less the 7 of a hop's read and write: 6 in SRAM, 2 on chip).
+    A vector of fewer words than nodes (a layer of fewer units than nodes
+    split by columns: slices of 0 and 1 words, the last ones empty) sends
+    every node down the general path: :func:`rs_general_leave` follows it.
+    Other tables with empty slices (the node groups of the layers mapping,
+    the grid's columns: slices of several words) keep the ring-order chain,
+    which follows those programs within 1 % (docs/plan.md)."""
     import numpy as np
+    if rs_general_path(off, N):
+        return np.arange(N, dtype=float), rs_general_leave(tuple(off), N, a, chip)
     V = off[-1]
     C = _reduce_scatter(V, 0, N, a, chip)
     per_node = 9 if chip else 13 + 2 * (a - 1)
     return np.arange(N, dtype=float), _ring_order(N, C, per_node - 7)
+
+
+# -- the reduce-scatter's general path (empty slices) ------------------------------
+#
+# firmware/ring.asm rs_gen: a table with an empty slice (a layer of fewer
+# units than nodes split by columns, a layer on a node group) runs segment
+# by segment, each segment a count test, a branch and, when it has words, an
+# RPTB (ADDEMIT, ADDKEEP) or RPTS (SEND) set-up; a node with an empty slice
+# still runs every segment (empty ones: the test and the taken branch).  The
+# words are the fast path's: node j passes slice N-1 (lap 1a) and slices
+# 0 .. j-2 (lap 1b), injects slice j-1, keeps slice j (lap 2a), passes
+# slices j+1 .. N-2 (lap 2b); node 0 injects slice N-1, node N-1 keeps it.
+# So slice k is injected by node k + 1 only once that node has passed the
+# slices before it: the injections form a chain of a node's lap-1b exit and
+# SEND set-up per node, which no formula in V and N follows.  The model
+# runs each node's segments in order, word by word (a word read from the
+# ring waits for the upstream node's write of it), with each segment's
+# set-up instructions counted from the code; each call runs its code once,
+# so most fetches miss the cache (SPRU031 9.1.2: a miss is a fetch from
+# external memory, and with x in SRAM or DRAM it shares the primary bus with
+# x's accesses): every set-up instruction costs RS_GENERAL["fetch"] cycles.
+# The constants are the code's instruction counts, the fetch factor and the
+# hop latencies measured on the simulator (tests/firmware/test_fw_costs.py
+# holds every node's return within 5 % + 60 cycles).
+
+#: per region of x ("chip", else external): cycles an instruction of a
+#: set-up path (cache misses), the entry of node 0 / a middle node / node
+#: N-1 up to its first segment (the fast path's tests, rs_gen's 15
+#: instructions, a branch), a ring word's latency after the upstream node
+#: read it, beyond an access to x (passed on: ``a + pass``), or injected it
+RS_GENERAL = {"chip": {"fetch": 1.25, "entry": (55, 50, 55), "pass": 1, "inject": 1},
+              "ext": {"fetch": 1.4, "entry": (70, 45, 55), "pass": 1.5, "inject": 0}}
+#: instructions between the segments, per role (node 0, middle, node N-1):
+#: before each segment, and after the last (ring.asm rs_gen .. RETS; a
+#: standard branch or RETS 4, SPRU031 9.1)
+_RS_BETWEEN = ((0, 7, 2), (5, 6, 2, 7, 2), (5, 2, 2))
+_RS_TAIL = (4, 4, 5)
+#: a segment's own set-up: (with words, empty); SEND also 5 after its words
+_RS_SETUP = {"EMIT": (10, 5), "KEEP": (10, 5), "SEND": (10, 10)}
+
+
+def _rs_segments(off, N, j):
+    """Node j's segments on the general path: (kind, first word, end)."""
+    V = off[-1]
+    if j == 0:
+        return (("SEND", off[N - 1], V), ("KEEP", 0, off[1]), ("EMIT", off[1], off[N - 1]))
+    if j == N - 1:
+        return (("KEEP", off[N - 1], V), ("EMIT", 0, off[N - 2]),
+                ("SEND", off[N - 2], off[N - 1]))
+    return (("EMIT", off[N - 1], V), ("EMIT", 0, off[j - 1]), ("SEND", off[j - 1], off[j]),
+            ("KEEP", off[j], off[j + 1]), ("EMIT", off[j + 1], off[N - 1]))
+
+
+@functools.lru_cache(maxsize=256)
+def _rs_general(off: tuple, N: int, a: int, chip: bool) -> tuple:
+    import numpy as np
+    c = RS_GENERAL["chip" if chip else "ext"]
+    f = c["fetch"]
+    V = off[-1]
+    word = 2 * a                                # a ring read and write, x read (and written)
+    emit = np.full((N, V), np.nan)              # when node j put word w on the ring
+    t = np.array([j + c["entry"][0 if j == 0 else 2 if j == N - 1 else 1]
+                  for j in range(N)], dtype=float)
+    segs = [_rs_segments(off, N, j) for j in range(N)]
+    done = [0] * N
+    while min(done) < 5 or any(done[j] < len(segs[j]) for j in range(N)):
+        moved = False
+        for j in range(N):
+            role = 0 if j == 0 else 2 if j == N - 1 else 1
+            while done[j] < len(segs[j]):
+                kind, lo, hi = segs[j][done[j]]
+                if kind != "SEND" and hi > lo and np.isnan(emit[(j - 1) % N, lo:hi]).any():
+                    break                       # its words have not reached the node yet
+                start = t[j] + f * (_RS_BETWEEN[role][done[j]]
+                                    + _RS_SETUP[kind][0 if hi > lo else 1])
+                n = hi - lo
+                if kind == "SEND":
+                    emit[j, lo:hi] = start + a * np.arange(n) + c["inject"]
+                    t[j] = start + a * n + (f * 5 if n else 0)
+                elif n:
+                    k = np.arange(n)
+                    ready = emit[(j - 1) % N, lo:hi] - word * k
+                    read = np.maximum.accumulate(np.maximum(ready, start)) + word * k
+                    if kind == "EMIT":
+                        emit[j, lo:hi] = read + a + c["pass"]
+                    t[j] = read[-1] + word
+                else:
+                    t[j] = start
+                done[j] += 1
+                moved = True
+        if all(done[j] == len(segs[j]) for j in range(N)):
+            break
+        if not moved:
+            raise ValueError(f"reduce-scatter general path: no node can go on ({off})")
+    return tuple(t + f * np.array([_RS_TAIL[0 if j == 0 else 2 if j == N - 1 else 1]
+                                   for j in range(N)]))
+
+
+def rs_general_path(off, N: int) -> bool:
+    """The tables the general path's model prices: fewer words than nodes,
+    the last slice empty (every node then runs rs_gen)."""
+    return N > 1 and off[N] < N and off[N] <= off[N - 1]
+
+
+def rs_general_leave(off: tuple, N: int, a: int, chip: bool):
+    """Every node's return from ``_ring_reduce_scatter`` on the general
+    path (a table with an empty slice), node j entering j cycles after
+    node 0 (the chain's start)."""
+    import numpy as np
+    return np.array(_rs_general(tuple(int(x) for x in off), N, a, chip))
 
 
 def token_chain(N, lap1, lap2, extra):

@@ -52,6 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also price the evaluation pass by its own mapping (data) after "
                         "training by rows or columns: forward cycles, MCPS and the weights' "
                         "all-gather a pass (docs/compiler.md, \"A mapping per pass\")")
+    p.add_argument("--callback", action="append", default=[], metavar="EVENT[:NAME]",
+                   help="price a host callback at this hook point (an event, or an event "
+                        "and a layer or net: after_forward:h), as train(callbacks=...) "
+                        "gives them: a barrier and a host call (--hostcall-cycles); "
+                        "repeatable")
     params_argument(p)
     add_machine_arguments(p)
 
@@ -80,9 +85,17 @@ def run(args) -> int:
         from rapsim.compiler.data import load_patterns
         from rapsim.compiler.plan import data_activity
         fractions.update(data_activity(net, load_patterns(args.data, net).train))
+    hooks = _host_hooks(args.callback, net, args.network)
+    if args.eval_mapping and hooks:
+        raise RapError(f"--eval-mapping {args.eval_mapping}: host callbacks (--callback) are not "
+                       f"supported (they may read the training layout during the evaluation "
+                       f"pass; docs/compiler.md, \"A mapping per pass\")")
     ranked, refused = plan_all(net, config.nodes, config.memory, args.batch, mhz, args.overlap,
-                               args.schedule, active=fractions)
+                               args.schedule, active=fractions, host_hooks=hooks,
+                               hostcall_cycles=config.hostcall_cycles)
     assumptions = _assumptions(net, fractions, config.memory, args.data)
+    if ranked:
+        assumptions += _hook_assumptions(ranked[0], hooks, config.hostcall_cycles)
     con = Console()
     t = Table(title=f"{args.network} on {config.nodes} node{'s' if config.nodes > 1 else ''}: "
                     f"predicted cost of every mapping (ranked by training)")
@@ -133,7 +146,7 @@ def run(args) -> int:
         checks = []
         for p in ranked[:args.top]:
             train, fwd = measure_point(net, config, p.mapping, p.batch, overlap=p.overlap,
-                                       schedule=p.schedule)
+                                       schedule=p.schedule, host_hooks=hooks)
             et, ef = p.train_cycles / train - 1, p.forward_cycles / fwd - 1
             checks.append({"mapping": p.mapping, "overlap": p.overlap, "schedule": p.schedule,
                            "train_predicted": p.train_cycles,
@@ -170,3 +183,51 @@ def _assumptions(net, fractions: dict, memory, data) -> list[str]:
         out.append(f"user routine {fn}: {alpha:.0f} + {beta:.1f} n cycles (timed alone on one "
                    f"node, vectors on chip)")
     return out
+
+
+def _host_hooks(specs: list[str], net, path: str) -> list:
+    """The hook points of ``--callback EVENT[:NAME]``, checked as
+    train(callbacks=...) checks its keys."""
+    from rapsim.compiler.behaviours import hook_points
+    points = []
+    for spec in specs:
+        event, _, name = spec.partition(":")
+        key = (event, name) if name else event
+        try:
+            (point,) = hook_points({key: _host_hooks}, net)
+        except ValueError as e:
+            raise RapError(f"--callback {spec}: {path}: {e}") from None
+        if point not in points:
+            points.append(point)
+    return points
+
+
+_PER_PATTERN = ("before_forward", "after_forward", "before_backward", "after_backward")
+
+
+def _hook_assumptions(best, hooks: list, charged: int) -> list[str]:
+    """The behaviours' and host callbacks' figures (docs/plan.md,
+    "Behaviours and host callbacks")."""
+    out = []
+    for (fn, layer), (alpha, beta) in best.behaviours.items():
+        cost = (f"{alpha:.0f} + {beta:.1f} n cycles, n its units on the node" if layer
+                else f"{alpha:.0f} cycles")
+        out.append(f"behaviour {fn}{' at ' + layer if layer else ''}: {cost} (timed as "
+                   f"linked into the program on one node; its cost taken not to depend on "
+                   f"the data)")
+    if best.hostcall_cycles is not None:
+        out.append(f"host callback at {', '.join(_point(p) for p in hooks)}: a barrier and a "
+                   f"host call of {best.hostcall_cycles:.0f} cycles on every node "
+                   f"({best.hostcall_cycles - charged:.0f} of _hostcall's instructions + "
+                   f"{charged} charged by the machine, --hostcall-cycles); the host's own "
+                   f"time in the callback is not simulated time")
+    if best.epoch_cycles or best.run_cycles:
+        out.append(f"per pattern: the behaviours and host callbacks of the pattern events "
+                   f"({', '.join(_PER_PATTERN)}); not those of the epoch events "
+                   f"({best.epoch_cycles:,.0f} cycles an epoch) nor of before_training and "
+                   f"after_training ({best.run_cycles:,.0f} cycles a run)")
+    return out
+
+
+def _point(p) -> str:
+    return p.event + (f":{p.layer or p.net}" if p.layer or p.net else "")

@@ -164,3 +164,10 @@ def test_plan_prices_the_evaluation_mapping(tmp_path, monkeypatch, capsys):
     for r in rows:
         assert r["eval_mapping"] == "data" and r["forward_cycles"] > 0
         assert r["gather_cycles"] > 0 and r["mcps"] > 0
+
+
+def test_plan_refuses_callbacks_with_an_evaluation_mapping(tmp_path, monkeypatch, capsys):
+    src, _ = _wide(tmp_path)
+    rc, out, err = rap(["plan", src, "--nodes", 4, "--eval-mapping", "data",
+                        "--callback", "after_epoch"], monkeypatch, capsys)
+    assert rc == 1 and "--eval-mapping data: host callbacks (--callback) are not supported" in err

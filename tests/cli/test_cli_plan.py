@@ -126,6 +126,37 @@ def test_bad_input(tmp_path, monkeypatch, capsys):
     assert rc == 1 and "x.json" in err
 
 
+def test_behaviours_and_host_callbacks(tmp_path, monkeypatch, capsys):
+    """examples/behaviours.net: its routines priced (their figures printed
+    and in the JSON), a host callback priced with --callback, --check
+    within the bar; a bad --callback is an error naming the file."""
+    out = tmp_path / "b.json"
+    net = os.path.join(EXAMPLES, "behaviours.net")
+    rc, text, err = rap(["plan", net, "--nodes", "4", "--callback", "after_backward",
+                         "--callback", "after_epoch", "--check", "--top", "1", "--json", out],
+                        monkeypatch, capsys)
+    assert rc == 0, err
+    flat = " ".join(text.split())
+    assert "behaviour _watch at h: 22 + 1.0 n cycles" in flat
+    assert "behaviour _note_pattern: 22 cycles" in flat
+    assert "host callback at after_backward, after_epoch: a barrier and a host call of" in flat
+    assert "1600 charged by the machine" in flat and "not simulated time" in flat
+    assert "not those of the epoch events" in flat
+    d = json.loads(out.read_text())
+    best = d["ranked"][0]
+    assert best["mapping"] == "rows" and best["epoch_hook_cycles"] > 1600
+    assert "_hostcall" in best["train_breakdown"] and "_watch" in best["train_breakdown"]
+    assert {"routine": "_watch", "layer": "h", "alpha": 22.0, "beta": 1.0} in best["behaviours"]
+    assert best["hostcall_cycles"] > 1600
+    (c,) = d["check"]
+    assert abs(c["train_error"]) < 0.1 and abs(c["forward_error"]) < 0.1
+    for spec, msg in (("after_lunch", "unknown event 'after_lunch'"),
+                      ("after_forward:x", "x is an input layer"),
+                      ("after_epoch:h", "takes a net, not a layer")):
+        rc, _, err = rap(["plan", net, "--nodes", "4", "--callback", spec], monkeypatch, capsys)
+        assert rc == 1 and f"--callback {spec}: {net}" in err and msg in err, err
+
+
 def test_schedules(tmp_path, monkeypatch, capsys):
     """A pipeline (the description's schedule) is priced from its tick and
     ranked beside the lockstep mappings; --schedule keeps one schedule;

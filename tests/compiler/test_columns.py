@@ -168,16 +168,18 @@ def test_other_schedules_refused(schedule):
 
 
 def test_plan_prices_it_within_the_bar():
-    # issue 15's bar (10 %): training is within 5 %; the forward pass on 16
-    # nodes is 9 % low (a 12-word reduce-scatter on 16 nodes, empty slices
-    # in the chain model: docs/plan.md, "Assumptions and limits")
+    # issue 15's bar is 10 %: both within 5 % (training -1.9 %, forward
+    # -3.2 %); the 12-word reduce-scatter on 16 nodes has empty slices, which
+    # the firmware runs on its general path (firmware/costs.py
+    # rs_general_leave; before the model followed it the forward pass was
+    # 9.1 % low)
     network = net(WIDE)
     config = MachineConfig(nodes=16)
     m = resolve(network, 16, "columns")
     p = predict(network, m)
     tr, fwd = measure_point(network, config, "columns")
     assert abs(p.train_cycles / tr - 1) <= 0.05, (p.train_cycles, tr)
-    assert abs(p.forward_cycles / fwd - 1) <= 0.10, (p.forward_cycles, fwd)
+    assert abs(p.forward_cycles / fwd - 1) <= 0.05, (p.forward_cycles, fwd)
 
 
 def test_rap_train_and_cc(tmp_path, monkeypatch, capsys):

@@ -44,6 +44,7 @@ REFUSED = {"subnet.net": r"net 'direct' \(several nets in one pool\)",
            "softsign.net": "uses the user transfer function 'softsign'",
            "autoencoder.net": "connect h->y shares the weights of x->h",
            "auxiliary.net": r"layer 'aux' is excluded from valid, test \(exclude\)",
+           "behaviours.net": "the behaviour at event 'after_forward'",
            # the back end's test nets (tests/compiler/backend.py)
            "dag": "mapping 'checkerboard': bus connect a->b: the checkerboard splits full",
            "sparse": "mapping 'checkerboard': sparse connect x->h: the checkerboard splits",

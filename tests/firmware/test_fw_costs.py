@@ -17,7 +17,7 @@ import pytest
 from fwharness import DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, run_calls
 
 from rapsim.firmware.costs import (CHAINS, COLLECTIVES, DEFAULT_ACCESS, KERNELS, SUBRING_CHAIN,
-                                   token_chain)
+                                   rs_general_path, token_chain)
 
 REGION = {"chip": (RAM0, RAM1), "sram": (SRAM, SRAM2), "dram": (DRAM, DRAM + 0x40000)}
 
@@ -397,6 +397,33 @@ def test_chain_leave_times(fn, N, V):
     for k in range(N):
         _near(leave[k], got[k], 0.05, 60, f"{fn} N={N} V={V}: node {k} leaves")
     assert got.index(max(got)) == N - 2 == int(leave.argmax())
+
+
+@pytest.mark.parametrize("N,V,region", [
+    (16, 12, "chip"), (16, 12, "sram"), (16, 12, "dram"), (16, 4, "chip"), (16, 15, "sram"),
+    (64, 40, "chip"), (64, 12, "sram"), (64, 63, "dram"), (40, 12, "chip"), (8, 5, "dram"),
+    (4, 3, "chip"), (32, 20, "sram")])
+def test_reduce_scatter_general_path_leave_times(N, V, region):
+    """A reduce-scatter of fewer words than nodes (the compiler's even
+    split: the last N - V slices empty) runs ring.asm's general path
+    (rs_gen) on every node; the model (rs_general_leave, via CHAINS)
+    follows every node's segments word by word: every node's return within
+    5 % + 60 cycles (the chains' tolerance), the machine time within 6 %."""
+    off = _split(V, N)
+    assert rs_general_path(off, N)
+    x = REGION[region][0]
+
+    def setup(sim):
+        for n in range(N):
+            sim.write(SRAM3, off, n)
+    run = run_calls([Call("_ring_barrier"), Call("_ring_reduce_scatter", [x, SRAM3])],
+                    nodes=N, setup=setup)
+    join, leave = CHAINS["_ring_reduce_scatter"](off, N, DEFAULT_ACCESS[region],
+                                                 region == "chip")
+    got = _leaves(run, 1, N)
+    for k in range(N):
+        _near(leave[k], got[k], 0.05, 60, f"rs general N={N} V={V} {region}: node {k}")
+    _near(max(leave), run.span(1), 0.06, 0, f"rs general N={N} V={V} {region}")
 
 
 @pytest.mark.parametrize("N", [16, 64])
