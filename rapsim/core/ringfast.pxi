@@ -149,6 +149,55 @@ cdef inline int ring_lean_park(Node* n, RingDec* r, int status) noexcept nogil:
     return status
 
 
+cdef inline int lean_finish(Node* n, Decoded* d, RingDec* r, Ctx* c, int64_t t,
+                            int64_t t_read, int64_t t_ring, int64_t* budget) noexcept nogil:
+    """The rest of a repetition of ring_rpts_lean's form once its RING_DATA
+    word is in c.mv[r.rd] (ring_rpts_lean, rotation_turn): the plain
+    operand read, the ARn updates, execute and retire.  1 if it failed."""
+    cdef int i0 = d.addr_op[0]
+    cdef int i1 = d.addr_op[1] if d.naddr == 2 else i0
+    cdef int rd = r.rd, err
+    cdef uint32_t pc = n.rpts_pc
+    n.acc_read[RG_RINGIO] += 1
+    acc_add(n, &c.acc, RG_RINGIO)
+    c.ea[rd] = RAP_RING_DATA
+    c.rgs[rd] = RG_RINGIO
+    if i1 != i0:
+        # the plain operand (the one that is not rd)
+        if rd == i0:
+            c.ea[i1] = r.ea[i1]
+            c.rgs[i1] = r.rgs[i1]
+            if not (d.addr_w & 2):
+                c.mv[i1] = word_ptr(n, r.ea[i1], r.rgs[i1])[0]
+                n.acc_read[r.rgs[i1]] += 1
+                acc_add(n, &c.acc, r.rgs[i1])
+        else:
+            c.ea[i0] = r.ea[i0]
+            c.rgs[i0] = r.rgs[i0]
+            if not (d.addr_w & 1):
+                c.mv[i0] = word_ptr(n, r.ea[i0], r.rgs[i0])[0]
+                n.acc_read[r.rgs[i0]] += 1
+                acc_add(n, &c.acc, r.rgs[i0])
+    # -- keep ARn updates, in commit order (see step())
+    if d.addr_u & 1:
+        n.r[RAP_REG_AR0 + d.o[i0].reg] = r.newar[i0]
+    if d.addr_u & 2:
+        n.r[RAP_REG_AR0 + d.o[i1].reg] = r.newar[i1]
+    # -- execute (the store, if any, is to plain memory), retire
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t_ring
+    c.hostcall = 0
+    err = d.fh(n, c)
+    budget[0] -= 1
+    if err:
+        fail(n, err, pc, d.word, n.err_addr)
+        return 1
+    retire(n, c, r.stall, t, t_read, t_ring, 0, 0, 2)
+    return 0
+
+
 cdef int64_t ring_rpts_lean(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     """ring_rpts() for the ring loops' own form (above), under ring_rpts'
     conditions (checked by it).  Returns as ring_rpts: 0 if the next
@@ -156,8 +205,8 @@ cdef int64_t ring_rpts_lean(Node* n, int64_t limit, int64_t* budget) noexcept no
     cdef Decoded* d = &n.rpts_ins
     cdef RingDec* r = &n.rdec
     cdef Ctx c
-    cdef uint32_t pc = n.rpts_pc, v
-    cdef int i0, i1, rd, err, fwd
+    cdef uint32_t v
+    cdef int i0, i1, rd, fwd
     cdef int64_t t, t_ring, t_read, when, done = 0
     if not d.access or d.naddr == 0:
         return 0
@@ -205,43 +254,8 @@ cdef int64_t ring_rpts_lean(Node* n, int64_t limit, int64_t* budget) noexcept no
             ring_put(n.rout, v, t_ring)
             n.fwd_count -= 1
             n.ring_forwarded += 1
-        n.acc_read[RG_RINGIO] += 1
-        acc_add(n, &c.acc, RG_RINGIO)
-        c.ea[rd] = RAP_RING_DATA
-        c.rgs[rd] = RG_RINGIO
-        if i1 != i0:
-            # the plain operand (the one that is not rd)
-            if rd == i0:
-                c.ea[i1] = r.ea[i1]
-                c.rgs[i1] = r.rgs[i1]
-                if not (d.addr_w & 2):
-                    c.mv[i1] = word_ptr(n, r.ea[i1], r.rgs[i1])[0]
-                    n.acc_read[r.rgs[i1]] += 1
-                    acc_add(n, &c.acc, r.rgs[i1])
-            else:
-                c.ea[i0] = r.ea[i0]
-                c.rgs[i0] = r.rgs[i0]
-                if not (d.addr_w & 1):
-                    c.mv[i0] = word_ptr(n, r.ea[i0], r.rgs[i0])[0]
-                    n.acc_read[r.rgs[i0]] += 1
-                    acc_add(n, &c.acc, r.rgs[i0])
-        # -- keep ARn updates, in commit order (see step())
-        if d.addr_u & 1:
-            n.r[RAP_REG_AR0 + d.o[i0].reg] = r.newar[i0]
-        if d.addr_u & 2:
-            n.r[RAP_REG_AR0 + d.o[i1].reg] = r.newar[i1]
-        # -- execute (the store, if any, is to plain memory), retire
-        c.d = d
-        c.pc = pc
-        c.nextpc = pc + 1
-        c.t_ring = t_ring
-        c.hostcall = 0
-        err = d.fh(n, &c)
-        budget[0] -= 1
-        if err:
-            fail(n, err, pc, d.word, n.err_addr)
+        if lean_finish(n, d, r, &c, t, t_read, t_ring, budget):
             return done + 1
-        retire(n, &c, r.stall, t, t_read, t_ring, 0, 0, 2)
         done += 1
         if n.status != ST_RUNNING or n.rpts != 2 or n.cycle >= limit or budget[0] <= 0:
             return done
@@ -352,8 +366,7 @@ cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept 
     cdef Decoded* d = &n.rpts_ins
     cdef RingDec* r = &n.rdec
     cdef Ctx c
-    cdef uint32_t pc = n.rpts_pc, v
-    cdef int i0, i1, rd, err
+    cdef uint32_t v
     cdef int64_t t, t_ring, t_read, when
     # a lean decode kept at this cycle, pend_ins its copy (so n.rpts == 2)
     if not (r.valid and r.lean and r.cycle == n.cycle and n.rpts_ring == 2
@@ -366,54 +379,18 @@ cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept 
     t_read = when
     if not ring_write_ready_(n.rout, when, &t_ring):
         return 0
-    i0 = d.addr_op[0]
-    i1 = d.addr_op[1] if d.naddr == 2 else i0
     r.valid = 0
-    rd = r.rd
     n.pend_valid = 0
     # -- read memory operands
     acc_clear(&c.acc)
     v = ring_take_(n.rin, t_ring)
-    c.mv[rd] = v
+    c.mv[r.rd] = v
     n.ring_received += 1
     ring_put_(n.rout, v, t_ring)
     n.fwd_count -= 1
     n.ring_forwarded += 1
-    n.acc_read[RG_RINGIO] += 1
-    acc_add(n, &c.acc, RG_RINGIO)
-    c.ea[rd] = RAP_RING_DATA
-    c.rgs[rd] = RG_RINGIO
-    if i1 != i0:
-        if rd == i0:
-            c.ea[i1] = r.ea[i1]
-            c.rgs[i1] = r.rgs[i1]
-            if not (d.addr_w & 2):
-                c.mv[i1] = word_ptr(n, r.ea[i1], r.rgs[i1])[0]
-                n.acc_read[r.rgs[i1]] += 1
-                acc_add(n, &c.acc, r.rgs[i1])
-        else:
-            c.ea[i0] = r.ea[i0]
-            c.rgs[i0] = r.rgs[i0]
-            if not (d.addr_w & 1):
-                c.mv[i0] = word_ptr(n, r.ea[i0], r.rgs[i0])[0]
-                n.acc_read[r.rgs[i0]] += 1
-                acc_add(n, &c.acc, r.rgs[i0])
-    if d.addr_u & 1:
-        n.r[RAP_REG_AR0 + d.o[i0].reg] = r.newar[i0]
-    if d.addr_u & 2:
-        n.r[RAP_REG_AR0 + d.o[i1].reg] = r.newar[i1]
-    # -- execute, retire
-    c.d = d
-    c.pc = pc
-    c.nextpc = pc + 1
-    c.t_ring = t_ring
-    c.hostcall = 0
-    err = d.fh(n, &c)
-    budget[0] -= 1
-    if err:
-        fail(n, err, pc, d.word, n.err_addr)
+    if lean_finish(n, d, r, &c, t, t_read, t_ring, budget):
         return 1
-    retire(n, &c, r.stall, t, t_read, t_ring, 0, 0, 2)
     if n.status != ST_RUNNING or n.rpts != 2 or n.cycle >= limit or budget[0] <= 0:
         return 1
     # -- the next repetition: decoded, then parked if the ring makes it wait
