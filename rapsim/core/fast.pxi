@@ -260,6 +260,44 @@ cdef inline int fast_fetch_only(Node* n, Decoded* d, uint32_t pc, int in_slot) n
 #     and RC >= K (the repetition that ends the loop is left to fast_step(),
 #     whose retire() ends it).
 
+cdef inline bint linear_mode(Node* n, Opnd* o, int64_t* pre, int64_t* upd) noexcept nogil:
+    """For an indirect operand o in a linear mode (guide 6.3): its address is
+    ARn + pre[0] and its ARn is then ARn + upd[0] (both before the 24-bit
+    wrap); 0 for a circular or bit-reversed mode (guide 6.4, 6.5)."""
+    cdef int am = o.am & 15, ik = o.am >> 4
+    cdef int64_t idx
+    if ik == 0:
+        idx = <uint32_t>o.val
+    elif ik == 1:
+        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
+    else:
+        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
+    if am == AM_POST:
+        pre[0] = 0
+        upd[0] = idx
+    elif am == AM_POST_M:
+        pre[0] = 0
+        upd[0] = -idx
+    elif am == AM_PRE:
+        pre[0] = idx
+        upd[0] = 0
+    elif am == AM_PRE_M:
+        pre[0] = -idx
+        upd[0] = 0
+    elif am == AM_PRE_U:
+        pre[0] = idx
+        upd[0] = idx
+    elif am == AM_PRE_UM:
+        pre[0] = -idx
+        upd[0] = -idx
+    elif am == AM_NONE:
+        pre[0] = 0
+        upd[0] = 0
+    else:
+        return 0
+    return 1
+
+
 cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region, int64_t* first_a,
                                     int64_t* step) noexcept nogil:
     """Do the addresses of indirect operand o over the next K repetitions,
@@ -267,30 +305,12 @@ cdef inline bint bulk_address_range(Node* n, Opnd* o, int64_t K, int* region, in
     (Its region in region[0]; the address of the first repetition in
     first_a[0] and the step from one repetition's address to the next --
     also the step of ARn when the mode updates it -- in step[0].)"""
-    cdef int am = o.am & 15, ik = o.am >> 4
-    cdef int64_t ar = n.r[RAP_REG_AR0 + o.reg] & 0xFFFFFF, idx, delta = 0, first, last, end
-    if ik == 0:
-        idx = <uint32_t>o.val
-    elif ik == 1:
-        idx = n.r[RAP_REG_IR0] & 0xFFFFFF
-    else:
-        idx = n.r[RAP_REG_IR1] & 0xFFFFFF
-    if am == AM_POST or am == AM_POST_M or am == AM_NONE:
-        delta = 0 if am == AM_NONE else (idx if am == AM_POST else -idx)
-        first = ar
-        last = ar + (K - 1) * delta
-        end = ar + K * delta
-    elif am == AM_PRE or am == AM_PRE_M:
-        first = ar + idx if am == AM_PRE else ar - idx
-        last = first
-        end = ar
-    elif am == AM_PRE_U or am == AM_PRE_UM:
-        delta = idx if am == AM_PRE_U else -idx
-        first = ar + delta
-        last = ar + K * delta
-        end = last
-    else:
+    cdef int64_t ar = n.r[RAP_REG_AR0 + o.reg] & 0xFFFFFF, pre, delta, first, last, end
+    if not linear_mode(n, o, &pre, &delta):
         return 0                    # circular or bit-reversed
+    first = ar + pre
+    last = first + (K - 1) * delta
+    end = ar + K * delta
     first_a[0] = first
     step[0] = delta
     if first < 0 or last < 0 or end < 0 or first > 0xFFFFFF or last > 0xFFFFFF or end > 0xFFFFFF:
@@ -584,11 +604,11 @@ cdef int64_t rptb_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
     cdef BlkMem* m
     cdef Ctx* c
     cdef Acc acc
-    cdef int L, i, k, ii, reg, am, ik, ce, uses = 0, wp, cp, occ, nupd, touched = 0
+    cdef int L, i, k, ii, reg, ce, uses = 0, wp, cp, occ, nupd, touched = 0
     cdef int upd_reg[2]
     cdef int64_t upd_val[2]
     cdef int64_t off[8]
-    cdef int64_t K, P, start_last, idx, pre, upd, D, lo, hi, j, t0 = n.cycle, last, ar
+    cdef int64_t K, P, start_last, pre, upd, lo, hi, j, t0 = n.cycle, last, ar
     if n.rptb_skip == rs + 1 or n.rpts or n.dslots:
         return 0
     K = <int32_t>n.r[RAP_REG_RC]
@@ -632,41 +652,11 @@ cdef int64_t rptb_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             ii = d.addr_op[k]
             o = &d.o[ii]
             reg = -1
-            D = 0
             if o.kind == RAP_K_DIR:
                 a = ((n.r[RAP_REG_DP] & 0xFF) << 16) | <uint32_t>o.val
             else:
                 reg = o.reg
-                am = o.am & 15
-                ik = o.am >> 4
-                if ik == 0:
-                    idx = <uint32_t>o.val
-                elif ik == 1:
-                    idx = n.r[RAP_REG_IR0] & 0xFFFFFF
-                else:
-                    idx = n.r[RAP_REG_IR1] & 0xFFFFFF
-                if am == AM_POST:
-                    pre = 0
-                    upd = idx
-                elif am == AM_POST_M:
-                    pre = 0
-                    upd = -idx
-                elif am == AM_PRE:
-                    pre = idx
-                    upd = 0
-                elif am == AM_PRE_M:
-                    pre = -idx
-                    upd = 0
-                elif am == AM_PRE_U:
-                    pre = idx
-                    upd = idx
-                elif am == AM_PRE_UM:
-                    pre = -idx
-                    upd = -idx
-                elif am == AM_NONE:
-                    pre = 0
-                    upd = 0
-                else:
+                if not linear_mode(n, o, &pre, &upd):
                     return rptb_skip(n, rs)     # circular or bit-reversed
                 a = <uint32_t>(((n.r[RAP_REG_AR0 + reg] & 0xFFFFFF) + off[reg] + pre) & 0xFFFFFF)
                 if (d.addr_u >> k) & 1:
