@@ -418,23 +418,37 @@ class _Gen:
         self.e.ins("LDI", "@cur", reg)
 
     def load_inputs(self) -> None:
-        e, p = self.e, self.p
+        p = self.p
         for name in p.inputs:
             lp = p.layers[name]
             if name == self.prefetch:           # forward() takes it (compiler/prefetch.py)
                 continue
-            e.ins("LDI", "@cur", "R0")
-            e.ins("MPYI", "@hv_in_stride", "R0")
-            e.ins("ADDI", "@hv_db_in", "R0")
-            if p.input_offset[name]:
-                e.ins("ADDI", str(p.input_offset[name]), "R0")
             if lp.kind == "binary":             # the index list is read in place
-                e.ins("STI", "R0", "@" + self.blist(lp).sym, comment=f"{name}: active units")
-                continue
-            e.ins("LDI", "R0", "AR3")
-            e.load("AR2", Addr(lp.act.name))
-            e.load("AR4", Imm(lp.layer.size))
-            e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
+                self.input_address(name)
+                self.e.ins("STI", "R0", "@" + self.blist(lp).sym,
+                           comment=f"{name}: active units")
+            else:
+                self.copy_input(name)
+
+    def input_address(self, name: str, row: str = "@cur") -> None:
+        """R0 = the address of input layer ``name``'s values in the record
+        whose row ``row`` names (``@cur``, or ``*AR7``: the next in the
+        order, compiler/prefetch.py)."""
+        e = self.e
+        e.ins("LDI", row, "R0")
+        e.ins("MPYI", "@hv_in_stride", "R0")
+        e.ins("ADDI", "@hv_db_in", "R0")
+        if self.p.input_offset[name]:
+            e.ins("ADDI", str(self.p.input_offset[name]), "R0")
+
+    def copy_input(self, name: str) -> None:
+        """The current record's values copied into input layer ``name``."""
+        e, lp = self.e, self.p.layers[name]
+        self.input_address(name)
+        e.ins("LDI", "R0", "AR3")
+        e.load("AR2", Addr(lp.act.name))
+        e.load("AR4", Imm(lp.layer.size))
+        e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
 
     def blist(self, lp: LayerPlan):
         """A binary layer's index list: the variable holding its address in
@@ -698,7 +712,7 @@ class _Gen:
         names = self.part(self.fwd_layers(), part)
         if self.prefetch is not None:
             if self.training:
-                prefetch.copy(self, self.prefetch)
+                self.copy_input(self.prefetch)
             else:
                 self.out_of_line.append(prefetch.receive(self, self.prefetch, "pfi"))
         for name in (names[::-1] if tick else names):

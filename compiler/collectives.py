@@ -61,19 +61,25 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+def cycles(routine: str, off, region: str) -> float:
+    """The formula's cycles (firmware/costs.py) of the ring collective
+    ``routine`` over the slice table ``off`` of a vector in ``region`` (a
+    placement region, as :func:`choose` takes it)."""
+    region = "chip" if region in ("ram0", "ram1", "chip") else region
+    n, V = len(off) - 1, off[-1]
+    s = max(b - a for a, b in zip(off, off[1:]))
+    return COLLECTIVES[routine].cycles(V, s, n, DEFAULT_ACCESS[region], region == "chip")
+
+
 def choose(kind: str, off, region: str, mode: str = "auto") -> Choice:
     """The collective ``kind`` ("allgather" or "reduce_scatter") over the
     slice table ``off`` of a vector in ``region`` (a placement region of
     rapsim.compiler.lower: "ram0", "ram1", "chip", "sram", "dram"),
     under ``mode`` (:data:`MODES`)."""
     chain, rot, make = ROUTINES[kind]
-    region = "chip" if region in ("ram0", "ram1", "chip") else region
-    n, V = len(off) - 1, off[-1]
-    s = max(b - a for a, b in zip(off, off[1:]))
-    a = DEFAULT_ACCESS[region]
-    chain_cycles = COLLECTIVES[chain].cycles(V, s, n, a, region == "chip")
-    rot_cycles = COLLECTIVES[rot].cycles(V, s, n, a, region == "chip") \
-        if tuple(off) == Split.even(V, n).off else None
+    chain_cycles = cycles(chain, off, region)
+    rot_cycles = cycles(rot, off, region) \
+        if tuple(off) == Split.even(off[-1], len(off) - 1).off else None
     check_mode(mode)
     if mode == "rotation" or (mode == "auto" and rot_cycles is not None
                               and rot_cycles < ROTATION_MARGIN * chain_cycles):

@@ -71,17 +71,14 @@ def rotation_instead(off, region: str, collectives: str, momentum: bool) -> str:
     cost beside the update (firmware/costs.py); "" when it is not, or when
     the chain would be called.  (The update itself costs the same either
     way, so the collectives' formulas decide.)"""
-    from rapsim.compiler.collectives import choose
-    from rapsim.firmware.costs import COLLECTIVES, DEFAULT_ACCESS
+    from rapsim.compiler.collectives import choose, cycles
+    from rapsim.firmware.costs import COLLECTIVES
     c = choose("reduce_scatter", off, region, collectives)
     if c.plan is None:
         return ""
     fused_name = "_ring_rs_mxoutm" if momentum and "_ring_rs_mxoutm" in COLLECTIVES \
         else "_ring_rs_mxout"
-    region = "chip" if region in ("ram0", "ram1", "chip") else region
-    n, V = len(off) - 1, off[-1]
-    s = max(b - a for a, b in zip(off, off[1:]))
-    fused = COLLECTIVES[fused_name].cycles(V, s, n, DEFAULT_ACCESS[region], region == "chip")
+    fused = cycles(fused_name, off, region)
     if c.rotation_cycles is not None and c.rotation_cycles >= fused:
         return ""
     rot = "?" if c.rotation_cycles is None else f"{c.rotation_cycles:.0f}"

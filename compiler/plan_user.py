@@ -83,27 +83,36 @@ def _cycles(user_objs, fn: str | None, n: int, memory, source: str | None = None
 _MEASURED: dict = {}
 
 
+def _fit(cycles, lengths=LENGTHS) -> tuple[float, float]:
+    """``(alpha, beta)`` of a routine's extra cycles ``cycles(n)`` at
+    ``lengths``: alpha + beta n through the two, or (alpha, 0) for one."""
+    got = [cycles(n) for n in lengths]
+    if len(got) == 1:
+        return float(got[0]), 0.0
+    beta = (got[1] - got[0]) / (lengths[1] - lengths[0])
+    return got[0] - beta * lengths[0], beta
+
+
 def routine_costs(network, memory=None) -> dict[str, tuple[float, float]]:
     """``{routine: (alpha, beta)}`` for every user transfer function of
     ``network`` (its forward and derivative routines)."""
     if not network.transfers:
         return {}
     from rapsim.compiler.build import user_objects
-    objs = None
+    objs = base = None
     out = {}
     for t in network.transfers.values():
         for fn in (t.forward, t.derivative):
             key = (t.asm, fn, repr(memory))
             if key not in _MEASURED:
-                # the transfer functions' files only: a behaviour's may need the
-                # program's buffers
-                mine = {os.path.splitext(t.asm)[0] + ".obj"
-                        for t in network.transfers.values()}
-                objs = objs or [o for o in user_objects(network) if o[0] in mine]
-                base = _cycles(objs, None, 0, memory)
-                a, b = (_cycles(objs, fn, n, memory) - base for n in LENGTHS)
-                beta = (b - a) / (LENGTHS[1] - LENGTHS[0])
-                _MEASURED[key] = (a - beta * LENGTHS[0], beta)
+                if objs is None:
+                    # the transfer functions' files only: a behaviour's may need the
+                    # program's buffers
+                    mine = {os.path.splitext(t.asm)[0] + ".obj"
+                            for t in network.transfers.values()}
+                    objs = [o for o in user_objects(network) if o[0] in mine]
+                    base = _cycles(objs, None, 0, memory)
+                _MEASURED[key] = _fit(lambda n: _cycles(objs, fn, n, memory) - base)
             out[fn] = _MEASURED[key]
     return out
 
@@ -147,16 +156,11 @@ def behaviour_costs(network, program, memory=None) -> dict:
             act = 0
             if b.layer is not None:
                 act = program.image.symbols[program.plan.layers[b.layer].act.name]
-            lengths = LENGTHS if b.layer is not None else (0,)
 
             def run(fn, n):
                 return _cycles(objs, fn, n, memory, _hook_driver(program.source, fn, act, n))
-            got = [run(b.routine, n) - run(None, n) for n in lengths]
-            if len(got) == 1:
-                _MEASURED[key] = (float(got[0]), 0.0)
-            else:
-                beta = (got[1] - got[0]) / (lengths[1] - lengths[0])
-                _MEASURED[key] = (got[0] - beta * lengths[0], beta)
+            _MEASURED[key] = _fit(lambda n: run(b.routine, n) - run(None, n),
+                                  LENGTHS if b.layer is not None else (0,))
         out[(b.routine, b.layer)] = _MEASURED[key]
     return out
 

@@ -63,28 +63,6 @@ def target(gen) -> str | None:
     return name
 
 
-def record_address(gen, name: str, row_src: str) -> None:
-    """R0 = the address of input layer ``name``'s values in the record whose
-    row ``row_src`` names (``@cur``, or ``*AR7``: the next in the order)."""
-    e, p = gen.e, gen.p
-    e.ins("LDI", row_src, "R0")
-    e.ins("MPYI", "@hv_in_stride", "R0")
-    e.ins("ADDI", "@hv_db_in", "R0")
-    if p.input_offset[name]:
-        e.ins("ADDI", str(p.input_offset[name]), "R0")
-
-
-def copy(gen, name: str) -> None:
-    """The record's values copied into the layer (what load_inputs does)."""
-    from .codegen import Addr, Imm
-    e, lp = gen.e, gen.p.layers[name]
-    record_address(gen, name, "@cur")
-    e.ins("LDI", "R0", "AR3")
-    e.load("AR2", Addr(lp.act.name))
-    e.load("AR4", Imm(lp.layer.size))
-    e.ins("CALL", "_vcopy", comment=f"input record -> {name}")
-
-
 def _flag(gen) -> str:
     if FLAG not in gen.e.vars:
         gen.e.vars.append(FLAG)
@@ -106,7 +84,7 @@ def receive(gen, name: str, label: str):
 
     def out_of_line() -> None:
         e.label(f"{label}_copy")
-        copy(gen, name)
+        gen.copy_input(name)
         e.ins("BR", f"{label}_in")
     return out_of_line
 
@@ -121,7 +99,7 @@ def send(gen, name: str, label: str) -> None:
     e.ins("LDI", "0", "R0")
     e.ins("CMPI", "1", "R4")
     e.branch("LE", f"{label}_last", comment="the last pattern: nothing to prefetch")
-    record_address(gen, name, "*AR7")
+    gen.input_address(name, "*AR7")
     e.ins("LDI", "R0", "AR3")
     e.load("AR2", Addr(lp.act.name))
     e.load("AR4", Imm(lp.layer.size))

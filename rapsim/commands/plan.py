@@ -27,6 +27,7 @@ simulates the top candidates and prints predicted against measured.
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from rapsim.commands.cc import params_argument
     from rapsim.commands.run import add_machine_arguments
+    from rapsim.compiler.evalmap import EVAL_MAPPINGS
     p.add_argument("network", help="network description (.net)")
     p.add_argument("--batch", type=int, default=1, metavar="B",
                    help="data and hybrid mappings: patterns per node between two all-reduces "
@@ -48,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schedule", metavar="NAME", choices=("lockstep", "pipeline", "stream"),
                    help="plan this schedule only (default: lockstep and pipeline, or the "
                         "description's stream; docs/plan.md)")
-    p.add_argument("--eval-mapping", metavar="NAME", choices=("data",),
+    p.add_argument("--eval-mapping", metavar="NAME", choices=EVAL_MAPPINGS,
                    help="also price the evaluation pass by its own mapping (data) after "
                         "training by rows or columns: forward cycles, MCPS and the weights' "
                         "all-gather a pass (docs/compiler.md, \"A mapping per pass\")")
