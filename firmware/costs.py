@@ -547,14 +547,14 @@ def _rs_general(off: tuple, N: int, a: int, chip: bool) -> tuple:
     V = off[-1]
     word = 2 * a                                # a ring read and write, x read (and written)
     emit = np.full((N, V), np.nan)              # when node j put word w on the ring
-    t = np.array([j + c["entry"][0 if j == 0 else 2 if j == N - 1 else 1]
-                  for j in range(N)], dtype=float)
+    roles = [0 if j == 0 else 2 if j == N - 1 else 1 for j in range(N)]
+    t = np.array([j + c["entry"][roles[j]] for j in range(N)], dtype=float)
     segs = [_rs_segments(off, N, j) for j in range(N)]
     done = [0] * N
-    while min(done) < 5 or any(done[j] < len(segs[j]) for j in range(N)):
+    while any(done[j] < len(segs[j]) for j in range(N)):
         moved = False
         for j in range(N):
-            role = 0 if j == 0 else 2 if j == N - 1 else 1
+            role = roles[j]
             while done[j] < len(segs[j]):
                 kind, lo, hi = segs[j][done[j]]
                 if kind != "SEND" and hi > lo and np.isnan(emit[(j - 1) % N, lo:hi]).any():
@@ -576,12 +576,9 @@ def _rs_general(off: tuple, N: int, a: int, chip: bool) -> tuple:
                     t[j] = start
                 done[j] += 1
                 moved = True
-        if all(done[j] == len(segs[j]) for j in range(N)):
-            break
         if not moved:
             raise ValueError(f"reduce-scatter general path: no node can go on ({off})")
-    return tuple(t + f * np.array([_RS_TAIL[0 if j == 0 else 2 if j == N - 1 else 1]
-                                   for j in range(N)]))
+    return tuple(t + f * np.array([_RS_TAIL[r] for r in roles]))
 
 
 def rs_general_path(off, N: int) -> bool:
