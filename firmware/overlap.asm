@@ -375,30 +375,47 @@ e?:     MPYF3   *AR6++, *AR4++, R1
         .endif
         .endm
 
-* AGMSW r: from reading to writing: the own slice's first word (R5) to the
-* ring, lap 1's last (R4) to x; its column; R4 = the own slice's second word
-AGMSW   .macro  r
-        STI     R5, *AR0
+* AGMOWN r: the own slice written at one word a cycle (as _ring_allgather
+* writes it: the stream waits only for the RPTS set-up), R5 = its first
+* word, R4 = lap 1's last (stored at *AR1++).  Its columns are multiplied
+* later: lap 2's loop multiplies s + 2 columns behind the word it reads,
+* and the end the last s + 2 (R7 + 1), so the own slice reaches the next
+* node at the chain's speed, not the product's, and no node stops reading
+* the ring to catch up
+AGMOWN  .macro  r
+        STI     R5, *AR0                ; own[0] to the ring; lap 1's last to x
 ||      STI     R4, *AR1++
-        AGML    r
-        LDI     *++AR1(1), R4
+        LDI     *++AR1(1), R4           ; own[1]
+        RPTS    IR1
+        LDI     *++AR1(1), R4           ; own[1 .. s-2]
+||      STI     R4, *AR0
+        STI     R4, *AR0                ; own[s-1]
         .endm
 
-* AGMWL r: the own slice's last word (R4) to the ring, with its column
-AGMWL   .macro  r
-        STI     R4, *AR0
-        AGML    r
+* AGMMAC r: R7 + 1 columns' multiply-accumulates, no word moved
+AGMMAC  .macro  r
+        .if     r == 1
+        RPTS    R7
+        MPYF3   *AR5++, *AR4++, R0
+||      ADDF3   R0, R2, R2
+        .else
+        LDI     R7, RC
+        RPTB    e?
+        MPYF3   *AR5++, *AR4, R0
+||      ADDF3   R1, R3, R3
+e?:     MPYF3   *AR6++, *AR4++, R1
+||      ADDF3   R0, R2, R2
+        .endif
         .endm
 
-* AGMLAP2 r: lap 2 (slice j+1 kept: BK + 1 words; then AR3 words
-* forwarded, R6 = AR3 - 1), then to agm_e<r>
-AGMLAP2 .macro  r
+* AGMLAP2 r, f: lap 2: slice j+1 kept (BK + 1 words), then (f = 1) AR3
+* words forwarded (R6 = AR3 - 1; f = 0: none, node N-2)
+AGMLAP2 .macro  r, f
         AGMR    r, BK
-        CMPI    0, AR3
-        BLE     x?
+        .if     f == 1
         STI     AR3, *+AR0(RING_FWD_OFS)
         AGMR    r, R6
-x?:
+        .endif
         .endm
 
 * AGMLAP1 r: lap 1 of nodes 1 .. N-2 (RING_FWD set up before): IR0 + 3
@@ -408,22 +425,18 @@ AGMLAP1 .macro  r
         LDI     *AR0, R4                ; x[1]; x[0] stored
 ||      STI     R4, *AR1++
         AGMR    r, IR0                  ; x[2 .. c)
-        AGMSW   r                       ; own[0]
-        AGMW    r, IR1                  ; own[1 .. s-1)
-        AGMWL   r                       ; own[s-1]
+        AGMOWN  r                       ; the own slice
         .endm
 
-* AGMFIRST r: node 0's own slice (IR1 + 3 words; R4 = x[0], AR1 -> x[0])
+* AGMFIRST r: node 0's own slice (R4 = x[0], AR1 -> x[0]) at one word a
+* cycle; its columns follow s columns behind in lap 2
 AGMFIRST .macro r
         LDI     *++AR1(1), R4           ; x[0] to the ring
 ||      STI     R4, *AR0
-        LDI     *++AR1(1), R4           ; x[1]
+        RPTS    IR1
+        LDI     *++AR1(1), R4           ; x[1 .. s-2]
 ||      STI     R4, *AR0
-        CMPI    0, IR1
-        BLE     z?
-        SUBI    1, IR1
-        AGMW    r, IR1                  ; x[2 .. s-1)
-z?:     AGMWL   r                       ; x[s-1]
+        STI     R4, *AR0                ; x[s-1]
         .endm
 
 * AGMLAST r: node N-1: slice 0 kept (IR0 + 2 words), slices 1 .. N-2
@@ -435,16 +448,13 @@ AGMLAST .macro  r
         AGMRG   r, IR0                  ; x[2 .. s0)
         STI     AR3, *+AR0(RING_FWD_OFS)
         AGMR    r, R6                   ; slices 1 .. N-2
-        AGMSW   r
-        AGMW    r, IR1
-        AGMWL   r
+        AGMOWN  r
         .endm
 
-* AGMEND r: x[V-1] stored, the last two columns, the sums stored at y
+* AGMEND r: x[V-1] stored, the last R7 + 1 columns, the sums stored at y
 AGMEND  .macro  r
         STI     R4, *AR1
-        AGML    r
-        AGML    r
+        AGMMAC  r
         .if     r == 1
         ADDF    R0, R2
         STF     R2, *AR2
@@ -494,6 +504,7 @@ agm_cl: CMPI    2, R1
 agm_go: SAVEX   R4
         SAVEX   R5
         SAVEX   R6
+        SAVEX   R7
         PUSH    AR4                     ; y
         PUSH    IR0                     ; b
         ADDI3   R1, AR3, AR6            ; AR6 -> off[N-1]
@@ -502,7 +513,9 @@ agm_go: SAVEX   R4
         LDI     *+AR1(1), R6
         SUBI    *AR1, R6
         SUBI    3, R6
-        LDI     R6, IR1                 ; s(j) - 3
+        LDI     R6, IR1                 ; s(j) - 3: the own slice's RPTS
+        LDI     R6, R7
+        ADDI    4, R7                   ; s(j) + 1: the columns left at the end
         CMPI    0, R2
         BEQ     agm_k0
         CMPI    R1, R2
@@ -515,6 +528,7 @@ agm_go: SAVEX   R4
         LDI     1, R4                   ; the kind: 1
         BR      agm_k2
 agm_k0: LDI     0, R4                   ; the kind: 0
+        SUBI    2, R7                   ; s(0) - 1: node 0 has no lap 1
 * lap 2: BK = s(j+1) - 1, AR3 = V - off[j+2], R6 = AR3 - 1
 agm_k2: LDI     *+AR1(2), R6
         SUBI    *+AR1(1), R6
@@ -560,12 +574,22 @@ agm_nb: POP     AR2                     ; y
         BLT     agm_f2
         BGT     agm_l2
         LDF     0.0, R1
+        CMPI    0, AR3
+        BEQ     agm_n2
         AGMLAP1 2
-        AGMLAP2 2
+        AGMLAP2 2, 1
+        BR      agm_e2
+agm_n2: AGMLAP1 2                       ; node N-2: nothing forwarded in lap 2
+        AGMLAP2 2, 0
         BR      agm_e2
 agm_f2: LDF     0.0, R1
+        CMPI    0, AR3
+        BEQ     agm_g2
         AGMFIRST 2
-        AGMLAP2 2
+        AGMLAP2 2, 1
+        BR      agm_e2
+agm_g2: AGMFIRST 2                      ; N = 2
+        AGMLAP2 2, 0
         BR      agm_e2
 agm_l2: LDF     0.0, R1
         AGMLAST 2
@@ -575,17 +599,28 @@ agm_r1: CMPI    1, R1
         BLT     agm_f1
         BGT     agm_l1
         LDF     0.0, R0
+        CMPI    0, AR3
+        BEQ     agm_n1
         AGMLAP1 1
-        AGMLAP2 1
+        AGMLAP2 1, 1
+        BR      agm_e1
+agm_n1: AGMLAP1 1
+        AGMLAP2 1, 0
         BR      agm_e1
 agm_f1: LDF     0.0, R0
+        CMPI    0, AR3
+        BEQ     agm_g1
         AGMFIRST 1
-        AGMLAP2 1
+        AGMLAP2 1, 1
+        BR      agm_e1
+agm_g1: AGMFIRST 1
+        AGMLAP2 1, 0
         BR      agm_e1
 agm_l1: LDF     0.0, R0
         AGMLAST 1
 agm_e1: AGMEND  1
 agm_ret:
+        RESTX   R7
         RESTX   R6
         RESTX   R5
         RESTX   R4
