@@ -303,28 +303,18 @@ rmm_two: ADDI3  R0, AR3, AR1            ; AR1 -> off[N]
 * Changes what the two calls change; R4-R7 and AR7 are preserved.
 * ---------------------------------------------------------------------------
 
-* AGML r: one word's multiply-accumulates (r = 1 or 2 rows), the column at
-* *AR4++ (W row 0 at *AR5++, row 1 at *AR6++)
-AGML    .macro  r
-        .if     r == 1
-        MPYF3   *AR5++, *AR4++, R0
-||      ADDF3   R0, R2, R2
-        .else
-        MPYF3   *AR5++, *AR4, R0
-||      ADDF3   R1, R3, R3
-        MPYF3   *AR6++, *AR4++, R1
-||      ADDF3   R0, R2, R2
-        .endif
-        .endm
-
-* AGMR r, c: RC = c (the words less one) + 1 words read (and stored one
-* behind), each with a column's multiply-accumulates (RPTB ends the block
-* at the labelled instruction: the rows' last)
-AGMR    .macro  r, c
+* AGMLOOP r, c, m: RC = c + 1 passes, each (m = 1) a word read from the
+* ring and stored one behind (LDI *ring, R4 || STI R4, *x++), and a
+* column's multiply-accumulates, r = 1 or 2 rows (the column at *AR4++, W
+* row 0 at *AR5++, row 1 at *AR6++; RPTB ends the block at the labelled
+* instruction: the rows' last)
+AGMLOOP .macro  r, c, m
         LDI     :c:, RC
         RPTB    e?
+        .if     m == 1
         LDI     *AR0, R4
 ||      STI     R4, *AR1++
+        .endif
         .if     r == 1
 e?:     MPYF3   *AR5++, *AR4++, R0
 ||      ADDF3   R0, R2, R2
@@ -334,45 +324,20 @@ e?:     MPYF3   *AR5++, *AR4++, R0
 e?:     MPYF3   *AR6++, *AR4++, R1
 ||      ADDF3   R0, R2, R2
         .endif
+        .endm
+
+* AGMR r, c: c + 1 words read, each with its column (two behind)
+AGMR    .macro  r, c
+        AGMLOOP r, :c:, 1
         .endm
 
 * AGMRG r, c: c words read (none when c <= 0: a branch), as AGMR
 AGMRG   .macro  r, c
         CMPI    0, :c:
         BLE     x?
-        LDI     :c:, RC
-        SUBI    1, RC
-        RPTB    e?
-        LDI     *AR0, R4
-||      STI     R4, *AR1++
-        .if     r == 1
-e?:     MPYF3   *AR5++, *AR4++, R0
-||      ADDF3   R0, R2, R2
-        .else
-        MPYF3   *AR5++, *AR4, R0
-||      ADDF3   R1, R3, R3
-e?:     MPYF3   *AR6++, *AR4++, R1
-||      ADDF3   R0, R2, R2
-        .endif
+        SUBI    1, :c:
+        AGMR    r, :c:
 x?:
-        .endm
-
-* AGMW r, c: RC = c + 1 own words written (R4 = the word, AR1 -> it), each
-* with a column's multiply-accumulates
-AGMW    .macro  r, c
-        LDI     :c:, RC
-        RPTB    e?
-        LDI     *++AR1(1), R4
-||      STI     R4, *AR0
-        .if     r == 1
-e?:     MPYF3   *AR5++, *AR4++, R0
-||      ADDF3   R0, R2, R2
-        .else
-        MPYF3   *AR5++, *AR4, R0
-||      ADDF3   R1, R3, R3
-e?:     MPYF3   *AR6++, *AR4++, R1
-||      ADDF3   R0, R2, R2
-        .endif
         .endm
 
 * AGMOWN r: the own slice written at one word a cycle (as _ring_allgather
@@ -386,10 +351,16 @@ AGMOWN  .macro  r
         STI     R5, *AR0                ; own[0] to the ring; lap 1's last to x
 ||      STI     R4, *AR1++
         LDI     *++AR1(1), R4           ; own[1]
+        AGMSEND
+        .endm
+
+* AGMSEND: the own slice's words from the one in R4 (AR1 -> it) to the
+* last, one a cycle (IR1 + 2 words: an RPTS, then the last)
+AGMSEND .macro
         RPTS    IR1
-        LDI     *++AR1(1), R4           ; own[1 .. s-2]
+        LDI     *++AR1(1), R4
 ||      STI     R4, *AR0
-        STI     R4, *AR0                ; own[s-1]
+        STI     R4, *AR0
         .endm
 
 * AGMMAC r: R7 + 1 columns' multiply-accumulates, no word moved
@@ -399,13 +370,22 @@ AGMMAC  .macro  r
         MPYF3   *AR5++, *AR4++, R0
 ||      ADDF3   R0, R2, R2
         .else
-        LDI     R7, RC
-        RPTB    e?
-        MPYF3   *AR5++, *AR4, R0
-||      ADDF3   R1, R3, R3
-e?:     MPYF3   *AR6++, *AR4++, R1
-||      ADDF3   R0, R2, R2
+        AGMLOOP 2, R7, 0
         .endif
+        .endm
+
+* AGMTWO: the first two words read, x[0] stored (no column yet: the
+* products follow two words behind)
+AGMTWO  .macro
+        LDI     *AR0, R4
+        LDI     *AR0, R4
+||      STI     R4, *AR1++
+        .endm
+
+* AGMFWD r, n, c: RING_FWD = n, then c + 1 words read and forwarded
+AGMFWD  .macro  r, n, c
+        STI     :n:, *+AR0(RING_FWD_OFS)
+        AGMR    r, :c:
         .endm
 
 * AGMLAP2 r, f: lap 2: slice j+1 kept (BK + 1 words), then (f = 1) AR3
@@ -413,17 +393,14 @@ e?:     MPYF3   *AR6++, *AR4++, R1
 AGMLAP2 .macro  r, f
         AGMR    r, BK
         .if     f == 1
-        STI     AR3, *+AR0(RING_FWD_OFS)
-        AGMR    r, R6
+        AGMFWD  r, AR3, R6
         .endif
         .endm
 
 * AGMLAP1 r: lap 1 of nodes 1 .. N-2 (RING_FWD set up before): IR0 + 3
 * words, then the own slice (IR1 + 3 words)
 AGMLAP1 .macro  r
-        LDI     *AR0, R4                ; x[0]
-        LDI     *AR0, R4                ; x[1]; x[0] stored
-||      STI     R4, *AR1++
+        AGMTWO                          ; x[0], x[1]
         AGMR    r, IR0                  ; x[2 .. c)
         AGMOWN  r                       ; the own slice
         .endm
@@ -433,21 +410,15 @@ AGMLAP1 .macro  r
 AGMFIRST .macro r
         LDI     *++AR1(1), R4           ; x[0] to the ring
 ||      STI     R4, *AR0
-        RPTS    IR1
-        LDI     *++AR1(1), R4           ; x[1 .. s-2]
-||      STI     R4, *AR0
-        STI     R4, *AR0                ; x[s-1]
+        AGMSEND                         ; x[1 .. s-1]
         .endm
 
 * AGMLAST r: node N-1: slice 0 kept (IR0 + 2 words), slices 1 .. N-2
 * forwarded (AR3 words, R6 = AR3 - 1), then its own slice
 AGMLAST .macro  r
-        LDI     *AR0, R4                ; x[0]
-        LDI     *AR0, R4                ; x[1]; x[0] stored
-||      STI     R4, *AR1++
+        AGMTWO                          ; x[0], x[1]
         AGMRG   r, IR0                  ; x[2 .. s0)
-        STI     AR3, *+AR0(RING_FWD_OFS)
-        AGMR    r, R6                   ; slices 1 .. N-2
+        AGMFWD  r, AR3, R6              ; slices 1 .. N-2
         AGMOWN  r
         .endm
 
