@@ -433,7 +433,7 @@ ALGMV_MAX_ROWS = 2
 def allgather_mxv_extra(rows: int, s: int, N: int) -> float:
     """The cycles _ring_allgather_mxv takes beyond _ring_allgather followed
     by _mxv (``rows`` the slowest node's rows, ``s`` the largest slice, N
-    the nodes): its set-up before node 0's first word (some 90 cycles more
+    the nodes): its set-up before the first words move (some 90 cycles more
     than the all-gather's, the product's set-up included), the last s + 2
     columns of each row multiplied after the ring's last word (the own
     slice goes at the chain's speed, its columns follow in lap 2), and about
