@@ -1000,7 +1000,8 @@ class _Gen:
             cp = first[0]
             nlp = p.layers[nxt]
             buf, stage = lp.act, p.stage
-            if cp.connect.src != lp.name or cp.kind != "full" or cp.sparse is not None:
+            if cp.connect.src != lp.name or cp.kind != "full" or cp.sparse is not None \
+                    or cp.columns:
                 cp = None
             elif cp.binary:
                 why = "its product's source is a binary layer"
