@@ -6,7 +6,7 @@ second of the run, host calls included).
 
     python benchmarks/bench_train.py [PATTERNS]     print the table (default 16)
     python benchmarks/bench_train.py [PATTERNS] --columns   the same, mapping columns
-    python benchmarks/bench_train.py --threads [PATTERNS]     40 nodes, 1 and 2 threads
+    python benchmarks/bench_train.py --threads [PATTERNS]     40 nodes, 1 and 2 threads: the ratio
     python benchmarks/bench_train.py --breakdown [PATTERNS]   where a pattern's host time goes
     pytest benchmarks/bench_train.py --benchmark-only
 
@@ -18,6 +18,7 @@ SRAM 0 wait states, DRAM 2).
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 
@@ -34,13 +35,19 @@ PUBLISHED = {20: "200-300 MCPS, 30-60 MCUPS", 40: "574 MCPS, 106 MCUPS"}
 
 
 def point(nodes: int, patterns: int = 16, threads: int = 1, mapping: str | None = None,
-          eval_mapping: str | None = None) -> dict:
+          eval_mapping: str | None = None, stats: dict | None = None) -> dict:
+    """One point; ``stats``, if given, is filled with the run's
+    ``thread_stats()`` (what the host threads did) and its CPU seconds."""
     net = parse_file(SPEECH)
-    t0 = time.perf_counter()
+    sims = []
+    t0, c0 = time.perf_counter(), time.process_time()
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
                   test_patterns=patterns, threads=threads, mapping=mapping,
-                  eval_mapping=eval_mapping)
+                  eval_mapping=eval_mapping, instrument=sims.append)
     wall = time.perf_counter() - t0
+    if stats is not None:
+        stats.update(sims[-1].thread_stats())
+        stats["cpu_s"] = time.process_time() - c0
     p = res.performance.to_dict()
     return {"nodes": nodes, "mcps": p["mcps"], "mcups": p["mcups"],
             "mcps_pct": p["mcps_percent_of_peak"], "mcups_pct": p["mcups_percent_of_peak"],
@@ -118,8 +125,15 @@ def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
                 served["calls"] += 1
         sim._serve = timed          # (the instance's: Simulator._run calls self._serve)
 
+    sims = []
+
+    def attach(sim):
+        sims.append(sim)
+        instrument(sim)
+
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
-                  test_patterns=patterns, threads=threads, instrument=instrument)
+                  test_patterns=patterns, threads=threads, instrument=attach)
+    threads_done = sims[-1].thread_stats()
     t = res.totals
     per = res.performance.train.patterns
     stalls = t["stalls"]
@@ -135,7 +149,8 @@ def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
             "ring_wait_fraction": (stalls["ring_read"] + stalls["ring_write"])
             / (res.cycles * nodes),
             "host_ns_per_instruction": 1e9 * (res.host_seconds - served["seconds"])
-            / t["instructions"]}
+            / t["instructions"],
+            "threads_done": threads_done}
 
 
 def test_speech_mlp_40_nodes_breakdown(benchmark):
@@ -148,14 +163,36 @@ def test_speech_mlp_40_nodes_breakdown(benchmark):
         pytest.approx(r["host_s_per_pattern"])
 
 
+def describe_threads(st: dict) -> str:
+    """What the host threads of one run did (Simulator.thread_stats)."""
+    total = st["cycles_single"] + st["cycles_serial"] + st["cycles_parallel"]
+    one = st["cycles_single"] + st["cycles_serial"]
+    return (f"core calls {st['calls']} (threaded {st['threaded_calls']}, begun in the rounds "
+            f"over every node {st['serial_starts']}), threads started {st['thread_starts']}, "
+            f"meetings {st['meetings']} (declined {st['declined']}), waits {st['waits']}, "
+            f"sleeps {st['sleeps']}; node-cycles on one thread {100 * one / max(total, 1):.1f}%")
+
+
 def threads_table(patterns: int, repeat: int = 3) -> None:
-    """40 nodes, 1 and 2 threads alternated: the best host seconds per pattern."""
-    best = {1: float("inf"), 2: float("inf")}
+    """40 nodes, 1 and 2 threads alternated: every run (wall and CPU seconds,
+    the load before it, what the threads did), then the best and median host
+    seconds per pattern and their ratio."""
+    runs = {1: [], 2: []}
     for _ in range(repeat):
         for threads in (1, 2):
-            best[threads] = min(best[threads], point(40, patterns, threads)["host_s_per_pattern"])
+            load = os.getloadavg()[0]
+            st: dict = {}
+            r = point(40, patterns, threads, stats=st)
+            runs[threads].append(r["host_s_per_pattern"])
+            print(f"  {threads} thread(s): {r['host_s_per_pattern']:.4f} host s/pattern, "
+                  f"{r['wall_s']:.2f} s wall, {st['cpu_s']:.2f} s CPU (load {load:.2f}); "
+                  f"{describe_threads(st)}")
+            sys.stdout.flush()
+    best = {t: min(v) for t, v in runs.items()}
+    med = {t: statistics.median(v) for t, v in runs.items()}
     print(f"40 nodes, {patterns} training patterns: host s/pattern 1 thread {best[1]:.4f}, "
-          f"2 threads {best[2]:.4f} ({best[1] / best[2]:.2f}x)")
+          f"2 threads {best[2]:.4f} (best of {repeat}) = {best[1] / best[2]:.2f}x "
+          f"(median {med[1] / med[2]:.2f}x)")
 
 
 def main(patterns: int, mapping: str | None = None) -> None:
@@ -185,6 +222,13 @@ def breakdown_table(patterns: int) -> None:
               f"({b['host_ns_per_instruction']:.1f} host ns each), "
               f"{b['ring_words_per_pattern']:.0f} ring words, ring waits "
               f"{100 * b['ring_wait_fraction']:.1f}% of node-cycles")
+        st = b["threads_done"]
+        per = b["patterns"]
+        print(f"    per pattern: {st['calls'] / per:.1f} core calls, "
+              f"{st['thread_starts'] / per:.2f} threads started, "
+              f"{st['meetings'] / per:.2f} meetings; node-cycles on one thread "
+              f"{(st['cycles_single'] + st['cycles_serial']) / per:.0f}, in parallel "
+              f"{st['cycles_parallel'] / per:.0f}; {describe_threads(st)}")
 
 
 if __name__ == "__main__":
@@ -197,12 +241,16 @@ if __name__ == "__main__":
     mode.add_argument("--threads", action="store_true", help="40 nodes, 1 and 2 threads")
     mode.add_argument("--breakdown", action="store_true", help="where a pattern's host time goes")
     ap.add_argument("--columns", action="store_true", help="the table with mapping columns")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of 1 and 2 threads each, alternated (--threads; default 3)")
     a = ap.parse_args()
     if a.patterns is not None and a.patterns < 1:
         ap.error("PATTERNS must be at least 1")
+    if a.repeat < 1:
+        ap.error("--repeat must be at least 1")
     if a.breakdown:
         breakdown_table(a.patterns or 8)
     elif a.threads:
-        threads_table(a.patterns or 8)
+        threads_table(a.patterns or 8, a.repeat)
     else:
         main(a.patterns or 16, "columns" if a.columns else None)

@@ -178,6 +178,16 @@ class Simulator:
         self.journal.give_up("sim.core was replaced")
         self._raw = self._core = value
 
+    def thread_stats(self) -> dict:
+        """What running the nodes has cost the host so far: core calls,
+        threads started, the threads' meetings, waits and sleeps, node-cycles
+        simulated on one thread, in the rounds over every node and by the
+        groups in parallel, wall and CPU nanoseconds (``Machine.thread_stats``,
+        core/schedule.pxi's ThreadStats; docs/performance.md, "Node groups
+        on host threads").  Host figures, not simulated ones: they depend on
+        ``threads`` and on the host, the results never do."""
+        return self._raw.thread_stats()
+
     @property
     def nodes(self) -> int:
         return self.config.nodes
