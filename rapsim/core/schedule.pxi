@@ -359,6 +359,13 @@ cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* ac
             budget[0] -= spent
             if spent >= chunk and st == ST_RUNNING:
                 coarse[0] += 1
+                if 2 * coarse[0] >= s.count:
+                    # half the nodes compute: the rounds over every node hand
+                    # back to the groups whatever the other nodes do
+                    # (global_rounds), so they are left to the groups
+                    progress[0] = 1
+                    active[0] += 1
+                    return -1
         else:
             st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
         if n.instret != before or n.p.dma_acc != before_dma:

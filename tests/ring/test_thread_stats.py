@@ -1,0 +1,75 @@
+"""What the host threads did (Simulator.thread_stats, core/schedule.pxi's
+ThreadStats; docs/performance.md, "Node groups on host threads"): every
+node-cycle is counted once, on one thread or by the groups in parallel;
+threads are started only by threaded calls; a machine's figures add up over
+its calls and reset to zero; and the results stay those of one thread."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "benchmarks")
+if BENCH not in sys.path:
+    sys.path.insert(0, BENCH)
+
+from bench_ring import _simulator  # noqa: E402
+from rapsim import _sim  # noqa: E402
+
+KEYS = {"calls", "threaded_calls", "thread_starts", "serial_starts", "waits", "meetings",
+        "declined", "rounds", "sleeps", "cycles_single", "cycles_serial", "cycles_parallel",
+        "serial_ns", "wait_ns", "caller_cpu_ns", "helper_cpu_ns"}
+
+
+def node_cycles(sim, nodes):
+    return sum(sim.core.cycle(n) for n in range(nodes))
+
+
+def test_one_thread_counts_every_cycle_on_one_thread():
+    sim = _simulator("compute", 16, 1, 20)
+    assert sim.run().event == "done"
+    st = sim.thread_stats()
+    assert set(st) == KEYS
+    assert st["calls"] >= 1 and st["threaded_calls"] == 0 and st["thread_starts"] == 0
+    assert st["cycles_single"] == node_cycles(sim, 16)
+    assert st["cycles_serial"] == st["cycles_parallel"] == st["meetings"] == 0
+
+
+@pytest.mark.skipif(not _sim.HOST_THREADS, reason="a build without host threads")
+@pytest.mark.parametrize("kind, nodes, threads", [("compute", 16, 2), ("compute", 64, 4),
+                                                  ("ring", 64, 2)])
+def test_threads_count_every_cycle_once(kind, nodes, threads):
+    ref = _simulator(kind, nodes, 1, 20)
+    ref.run()
+    sim = _simulator(kind, nodes, threads, 20)
+    assert sim.run().event == "done"
+    st = sim.thread_stats()
+    total = node_cycles(sim, nodes)
+    assert total == node_cycles(ref, nodes)
+    assert st["cycles_single"] + st["cycles_serial"] + st["cycles_parallel"] == total
+    assert st["threaded_calls"] == st["calls"] >= 1
+    assert st["thread_starts"] <= (threads - 1) * st["threaded_calls"]
+    assert st["serial_starts"] <= st["threaded_calls"]
+    assert st["meetings"] <= st["waits"] and st["declined"] <= st["waits"]
+    assert min(st.values()) >= 0
+    if kind == "compute":
+        # the nodes compute between all-gathers: the groups run them in parallel
+        assert st["thread_starts"] >= 1 and st["cycles_parallel"] > total // 2
+        assert st["caller_cpu_ns"] > 0 and st["helper_cpu_ns"] > 0
+    else:
+        # a full ring's rotations: the rounds over every node, on one thread
+        assert st["cycles_serial"] > total // 2
+
+
+def test_stats_add_up_and_reset():
+    sim = _simulator("compute", 4, 1, 10)
+    sim.run(max_cycles=3000)
+    first = sim.thread_stats()
+    sim.run()
+    second = sim.thread_stats()
+    assert second["calls"] > first["calls"]
+    assert second["cycles_single"] == node_cycles(sim, 4) > first["cycles_single"]
+    sim.core.reset_thread_stats()
+    assert set(sim.thread_stats().values()) == {0}
