@@ -143,22 +143,27 @@ ROUNDS = {"compute": {1: 8000, 4: 2000, 16: 500, 64: 120},
 THREAD_ROUNDS = {("compute", 16): 25000, ("compute", 64): 5000, ("ring", 64): 10000}
 
 
-def _simulator(kind: str, nodes: int, threads: int = 1, rounds: int | None = None) -> Simulator:
+def _simulator(kind: str, nodes: int, threads: int = 1, rounds: int | None = None,
+               handoff_waits: int | None = None) -> Simulator:
     rounds = ROUNDS[kind][nodes] if rounds is None else rounds
     image = build_text(PROGRAMS[kind](rounds, nodes))
     sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0), threads=threads)
+    if handoff_waits is not None:
+        sim.handoff_waits = handoff_waits
     sim.load(image)
     return sim
 
 
 def measure(kind: str, nodes: int, threads: int = 1, rounds: int | None = None,
-            stats: dict | None = None) -> tuple[float, int, float, float]:
+            stats: dict | None = None,
+            handoff_waits: int | None = None) -> tuple[float, int, float, float]:
     """(node-cycles per host CPU second, node-cycles, wall seconds, CPU
     seconds) of one run.  CPU time (time.process_time) is less disturbed by
     other processes on a shared machine than wall time (on several threads
     the CPU seconds add up: compare wall seconds).  ``stats``, if given, is
-    filled with the run's ``thread_stats()``."""
-    sim = _simulator(kind, nodes, threads, rounds)
+    filled with the run's ``thread_stats()``; ``handoff_waits``: that tuning
+    of the threads (Simulator.handoff_waits) instead of the default."""
+    sim = _simulator(kind, nodes, threads, rounds, handoff_waits)
     t0, c0 = time.perf_counter(), time.process_time()
     res = sim.run()
     dt, dc = time.perf_counter() - t0, time.process_time() - c0
@@ -211,10 +216,10 @@ def describe_threads(stats: dict, total: int) -> str:
     serial = stats["cycles_serial"] + stats["cycles_single"]
     return (f"threads started {stats['thread_starts']}, meetings {stats['meetings']} "
             f"(declined {stats['declined']}), waits {stats['waits']}, sleeps "
-            f"{stats['sleeps']}; node-cycles on one thread {100 * serial / max(total, 1):.1f}%")
+            f"{stats['sleeps']}, asked {stats['asked']}; node-cycles on one thread {100 * serial / max(total, 1):.1f}%")
 
 
-def threads_table(repeat: int = 3, scale: float = 1.0) -> None:
+def threads_table(repeat: int = 3, scale: float = 1.0, handoff_waits: int | None = None) -> None:
     """1 and 2 threads alternated, ``repeat`` runs each of THREAD_ROUNDS
     (times ``scale``): every run, then the best and median wall time and the
     ratio 2 threads / 1 thread."""
@@ -226,7 +231,7 @@ def threads_table(repeat: int = 3, scale: float = 1.0) -> None:
             for threads in (1, 2):
                 load = os.getloadavg()[0]
                 stats: dict = {}
-                _, total, dt, dc = measure(kind, n, threads, rounds, stats)
+                _, total, dt, dc = measure(kind, n, threads, rounds, stats, handoff_waits)
                 walls[threads].append(dt)
                 print(f"  {kind} {n} nodes, {threads} thread(s): {total / 1e6:.1f} M node-cycles "
                       f"in {dt:.3f} s wall, {dc:.3f} s CPU (load {load:.2f}) = "
@@ -248,11 +253,16 @@ if __name__ == "__main__":
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (--threads; default 3)")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="THREAD_ROUNDS times this (--threads; default 1)")
+    ap.add_argument("--handoff-waits", type=int, default=None, metavar="N",
+                    help="Simulator.handoff_waits for the threaded runs (--threads; default: "
+                         "the simulator's; 0: no meeting asked for a ring-bound phase)")
     a = ap.parse_args()
     if a.repeat < 1 or not a.scale > 0:
         ap.error("--repeat must be at least 1 and --scale above 0")
+    if a.handoff_waits is not None and a.handoff_waits < 0:
+        ap.error("--handoff-waits must be at least 0")
     if a.threads:
-        threads_table(a.repeat, a.scale)
+        threads_table(a.repeat, a.scale, a.handoff_waits)
         sys.exit(0)
     for kind in ("compute", "ring"):
         for n in SIZES[kind]:

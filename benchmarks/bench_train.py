@@ -35,15 +35,24 @@ PUBLISHED = {20: "200-300 MCPS, 30-60 MCUPS", 40: "574 MCPS, 106 MCUPS"}
 
 
 def point(nodes: int, patterns: int = 16, threads: int = 1, mapping: str | None = None,
-          eval_mapping: str | None = None, stats: dict | None = None) -> dict:
+          eval_mapping: str | None = None, stats: dict | None = None,
+          handoff_waits: int | None = None) -> dict:
     """One point; ``stats``, if given, is filled with the run's
-    ``thread_stats()`` (what the host threads did) and its CPU seconds."""
+    ``thread_stats()`` (what the host threads did) and its CPU seconds;
+    ``handoff_waits``: that tuning of the threads (Simulator.handoff_waits)
+    instead of the default."""
     net = parse_file(SPEECH)
     sims = []
+
+    def attach(sim):
+        sims.append(sim)
+        if handoff_waits is not None:
+            sim.handoff_waits = handoff_waits
+
     t0, c0 = time.perf_counter(), time.process_time()
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
                   test_patterns=patterns, threads=threads, mapping=mapping,
-                  eval_mapping=eval_mapping, instrument=sims.append)
+                  eval_mapping=eval_mapping, instrument=attach)
     wall = time.perf_counter() - t0
     if stats is not None:
         stats.update(sims[-1].thread_stats())
@@ -170,10 +179,10 @@ def describe_threads(st: dict) -> str:
     return (f"core calls {st['calls']} (threaded {st['threaded_calls']}, begun in the rounds "
             f"over every node {st['serial_starts']}), threads started {st['thread_starts']}, "
             f"meetings {st['meetings']} (declined {st['declined']}), waits {st['waits']}, "
-            f"sleeps {st['sleeps']}; node-cycles on one thread {100 * one / max(total, 1):.1f}%")
+            f"sleeps {st['sleeps']}, asked {st['asked']}; node-cycles on one thread {100 * one / max(total, 1):.1f}%")
 
 
-def threads_table(patterns: int, repeat: int = 3) -> None:
+def threads_table(patterns: int, repeat: int = 3, handoff_waits: int | None = None) -> None:
     """40 nodes, 1 and 2 threads alternated: every run (wall and CPU seconds,
     the load before it, what the threads did), then the best and median host
     seconds per pattern and their ratio."""
@@ -182,7 +191,7 @@ def threads_table(patterns: int, repeat: int = 3) -> None:
         for threads in (1, 2):
             load = os.getloadavg()[0]
             st: dict = {}
-            r = point(40, patterns, threads, stats=st)
+            r = point(40, patterns, threads, stats=st, handoff_waits=handoff_waits)
             runs[threads].append(r["host_s_per_pattern"])
             print(f"  {threads} thread(s): {r['host_s_per_pattern']:.4f} host s/pattern, "
                   f"{r['wall_s']:.2f} s wall, {st['cpu_s']:.2f} s CPU (load {load:.2f}); "
@@ -243,14 +252,19 @@ if __name__ == "__main__":
     ap.add_argument("--columns", action="store_true", help="the table with mapping columns")
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs of 1 and 2 threads each, alternated (--threads; default 3)")
+    ap.add_argument("--handoff-waits", type=int, default=None, metavar="N",
+                    help="Simulator.handoff_waits of the runs (--threads; default: the "
+                         "simulator's; 0: no meeting asked for a ring-bound phase)")
     a = ap.parse_args()
     if a.patterns is not None and a.patterns < 1:
         ap.error("PATTERNS must be at least 1")
     if a.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if a.handoff_waits is not None and a.handoff_waits < 0:
+        ap.error("--handoff-waits must be at least 0")
     if a.breakdown:
         breakdown_table(a.patterns or 8)
     elif a.threads:
-        threads_table(a.patterns or 8, a.repeat)
+        threads_table(a.patterns or 8, a.repeat, a.handoff_waits)
     else:
         main(a.patterns or 16, "columns" if a.columns else None)

@@ -172,6 +172,10 @@ cdef class Machine:
     cdef readonly int count
     cdef int serial     # the last threaded call ended in rounds over every node (schedule.pxi)
     cdef ThreadStats tstats     # what running the nodes cost the host (thread_stats)
+    #: hand-off waits in a row after which a thread asks the others to meet
+    #: and run a ring-bound phase on one thread (schedule.pxi, worker_wait;
+    #: 0: never); a tuning of the host threads, never of a result
+    cdef public int handoff_waits
 
     def __cinit__(self, int count, uint32_t sram_words, uint32_t dram_words, waits,
                   int64_t hostcall_cycles):
@@ -190,6 +194,7 @@ cdef class Machine:
         if self.nodes == NULL or self.links == NULL:
             raise MemoryError("cannot allocate the machine")
         self.count = count
+        self.handoff_waits = HANDOFF_WAITS
         for i in range(count):
             n = &self.nodes[i]
             if alloc_node_memory(n, sram_words, dram_words) != 0:
@@ -370,7 +375,7 @@ cdef class Machine:
                 if nthreads > 1:
                     ev = run_machine_threads(self.nodes, self.count, limit, quantum, &o[0],
                                              nthreads, &who, &budget, &self.serial,
-                                             &self.tstats)
+                                             &self.tstats, self.handoff_waits)
                 if ev < 0:
                     c0 = node_cycles(self.nodes, self.count)
                     ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
@@ -394,7 +399,8 @@ cdef class Machine:
         t = self.tstats
         return {"calls": t.calls, "threaded_calls": t.threaded_calls,
                 "thread_starts": t.thread_starts, "serial_starts": t.serial_starts,
-                "waits": t.waits, "meetings": t.meetings, "declined": t.declined, "rounds": t.rounds,
+                "waits": t.waits, "meetings": t.meetings, "declined": t.declined,
+                "handoffs": t.handoffs, "asked": t.asked, "rounds": t.rounds,
                 "sleeps": t.sleeps,
                 "cycles_single": t.cycles_single, "cycles_serial": t.cycles_serial,
                 "cycles_parallel": t.cycles_parallel, "serial_ns": t.serial_ns,

@@ -189,6 +189,23 @@ class Simulator:
         return self._raw.thread_stats()
 
     @property
+    def handoff_waits(self) -> int:
+        """A tuning of the host threads, never of a result: after this many
+        waits in a row in which a node group did little work (a ring word
+        handed over between groups: a collective), the threads meet and run
+        the phase on one thread (core/schedule.pxi, worker_wait; 0: never,
+        the rule before; docs/performance.md, "Node groups on host
+        threads")."""
+        return self._raw.handoff_waits
+
+    @handoff_waits.setter
+    def handoff_waits(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= value <= 1 << 30:
+            raise ValueError(f"handoff_waits must be a whole number 0..{1 << 30}, not {value!r}")
+        self._raw.handoff_waits = int(value)
+
+    @property
     def nodes(self) -> int:
         return self.config.nodes
 

@@ -173,6 +173,8 @@ cdef struct ThreadStats:
     int64_t serial_starts    # threaded calls that began with the rounds over every node
     int64_t meetings         # the threads met (every group stuck): rounds over every node
     int64_t declined         # every thread waited but a node could move: no meeting
+    int64_t handoffs         # waits after a stretch of little work (a ring word's hand-off)
+    int64_t asked            # meetings asked for a ring-bound phase (HANDOFF_WAITS)
     int64_t rounds           # passes over every node in those rounds
     int64_t sleeps           # a waiting thread slept on the condition variable
     int64_t waits            # a thread's group could not move: it waited (worker_wait)
@@ -221,6 +223,8 @@ cdef struct Sched:
     rap_cond_t cv
     ThreadStats* st         # the machine's figures (run_machine_threads), or NULL
     int64_t moves           # passes of a group that moved a node (worker_loop)
+    int want_meet           # a thread asked the others to meet (a ring-bound phase)
+    int handoff_waits       # hand-off waits in a row that ask for a meeting (0: never)
     void* workers           # the threads' Worker records (nthreads of them)
 
 
@@ -250,6 +254,8 @@ cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t qu
     s.serial = 0
     s.st = NULL
     s.moves = 0
+    s.want_meet = 0
+    s.handoff_waits = 0
     s.workers = NULL
     for i in range(count):
         if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, s.pending):
@@ -522,6 +528,12 @@ cdef enum:
     SPINS_PER_YIELD = 64
     # meetings a thread declines in a row for a stale wait (worker_wait)
     DECLINE_TRIES = 32
+    # instructions a node between two waits of its group below which the
+    # second wait is a ring word's hand-off (worker_wait)
+    HANDOFF_WORK = 8
+    # hand-off waits in a row after which a thread asks to meet (the default
+    # of Machine.handoff_waits; 0 never asks)
+    HANDOFF_WAITS = 32
 
 
 cdef struct Worker:
@@ -543,6 +555,10 @@ cdef struct Worker:
     int64_t declined
     int64_t pass_moves      # Sched.moves when this thread's last pass began
     int declines            # meetings this thread declined in a row (worker_wait)
+    int64_t budget_mark     # budget at this thread's last wait: the work since is the difference
+    int64_t handoffs
+    int64_t asked
+    int handoff_run         # hand-off waits in a row
     char pad1[64]
 
 
@@ -623,7 +639,26 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
     it waits for, or -- the last thread to get here -- run the rounds over
     every node (see above) while the others sleep."""
     cdef int64_t t0 = rap_now_ns()
+    cdef int64_t work = w.budget_mark - w.budget
     w.waits += 1
+    w.budget_mark = w.budget
+    # A group that waits again after little work -- fewer than HANDOFF_WORK
+    # instructions a node since its last wait -- waits for ring words its
+    # neighbour group hands over one or two at a time: a ring-bound phase
+    # (a collective), where every word that crosses a group boundary costs a
+    # hand-off between threads.  After handoff_waits such waits in a row the
+    # thread asks the others to meet, and the rounds over every node run the
+    # phase on one thread until the nodes compute again (global_rounds).
+    if work < HANDOFF_WORK * w.norder:
+        w.handoffs += 1
+        w.handoff_run += 1
+        if s.handoff_waits > 0 and w.handoff_run >= s.handoff_waits \
+                and not rap_load32(&s.want_meet):
+            rap_store32(&s.want_meet, 1)
+            w.asked += 1
+            w.handoff_run = 0
+    else:
+        w.handoff_run = 0
     worker_wait_run(s, w)
     w.wait_ns += rap_now_ns() - t0
 
@@ -636,7 +671,8 @@ cdef void worker_wait_run(Sched* s, Worker* w) noexcept nogil:
         return
     epoch = s.epoch
     s.nstuck += 1
-    if s.nstuck == s.nthreads and w.declines < DECLINE_TRIES and stale_wait(s):
+    if s.nstuck == s.nthreads and w.declines < DECLINE_TRIES and not s.want_meet \
+            and stale_wait(s):
         # Not a meeting (yet): a group moved since a waiting thread's pass
         # began (s.moves), so that pass may have missed a ring word or room
         # its neighbour group gave it -- the race of two passes that end at
@@ -655,6 +691,7 @@ cdef void worker_wait_run(Sched* s, Worker* w) noexcept nogil:
     w.declines = 0
     if s.nstuck == s.nthreads:
         rap_store32(&s.in_global, 1)
+        rap_store32(&s.want_meet, 0)
         rap_spin_unlock(&s.ctl)
         s.st.meetings += 1
         w.global_ns -= rap_now_ns()
@@ -683,7 +720,9 @@ cdef void worker_wait_run(Sched* s, Worker* w) noexcept nogil:
                 rap_cond_wait(&s.cv, &s.mu)
             rap_mutex_unlock(&s.mu)
             continue
-        if rap_load64(&s.moves) != w.pass_moves or group_could_move(s, w):
+        if rap_load32(&s.want_meet):
+            pass                    # stay: a meeting was asked for
+        elif rap_load64(&s.moves) != w.pass_moves or group_could_move(s, w):
             rap_spin_lock(&s.ctl)
             if s.epoch == epoch and not s.in_global and not s.stop:
                 s.nstuck -= 1
@@ -718,13 +757,15 @@ cdef void worker_loop(Worker* w, Sched* s) noexcept nogil:
         if progress:
             rap_add64(&s.moves, 1)
             w.declines = 0
+            if rap_load32(&s.want_meet):
+                worker_wait(s, w)   # another thread asked to meet
         else:
             worker_wait(s, w)
 
 
 cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quantum,
                              int32_t* order, int nthreads, int* who, int64_t* budget,
-                             int* serial, ThreadStats* st) noexcept nogil:
+                             int* serial, ThreadStats* st, int handoff_waits) noexcept nogil:
     """run_machine with the nodes split into nthreads contiguous groups
     (2 <= nthreads <= count), each on its own host thread (see above); the
     same results and counters.  -1 if a thread cannot be started or memory
@@ -757,6 +798,7 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     s.threaded = 1
     s.nthreads = nthreads
     s.workers = ws
+    s.handoff_waits = handoff_waits
     rap_mutex_init(&s.mu)
     rap_cond_init(&s.cv)
     # group g holds nodes [g*count/nthreads, (g+1)*count/nthreads)
@@ -770,6 +812,7 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         ws[g].order = &orders[k]
         ws[g].norder = 0
         ws[g].budget = budget[0] // nthreads + 1
+        ws[g].budget_mark = ws[g].budget
         for j in range(count):
             if group[order[j]] == g:
                 orders[k] = order[j]
@@ -809,6 +852,8 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         st.sleeps += ws[g].sleeps
         st.waits += ws[g].waits
         st.declined += ws[g].declined
+        st.handoffs += ws[g].handoffs
+        st.asked += ws[g].asked
         if g > 0:
             st.helper_cpu_ns += ws[g].cpu_ns
     rap_cond_destroy(&s.cv)

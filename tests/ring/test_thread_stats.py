@@ -20,7 +20,7 @@ from rapsim import _sim  # noqa: E402
 
 KEYS = {"calls", "threaded_calls", "thread_starts", "serial_starts", "waits", "meetings",
         "declined", "rounds", "sleeps", "cycles_single", "cycles_serial", "cycles_parallel",
-        "serial_ns", "wait_ns", "caller_cpu_ns", "helper_cpu_ns"}
+        "serial_ns", "wait_ns", "caller_cpu_ns", "helper_cpu_ns", "handoffs", "asked"}
 
 
 def node_cycles(sim, nodes):
@@ -73,3 +73,35 @@ def test_stats_add_up_and_reset():
     assert second["cycles_single"] == node_cycles(sim, 4) > first["cycles_single"]
     sim.core.reset_thread_stats()
     assert set(sim.thread_stats().values()) == {0}
+
+
+def outcome(sim, nodes):
+    return [sim.core.counters(n) for n in range(nodes)], \
+        [[sim.core.get_reg(n, r) for r in range(28)] for n in range(nodes)]
+
+
+@pytest.mark.skipif(not _sim.HOST_THREADS, reason="a build without host threads")
+@pytest.mark.parametrize("kind, nodes", [("compute", 16), ("ring", 16)])
+def test_handoff_waits_change_no_result(kind, nodes):
+    """Asking the threads to meet after every hand-off wait (1), never (0) or
+    after the default's: the same counters and registers as one thread."""
+    ref = _simulator(kind, nodes, 1, 30)
+    ref.run()
+    want = outcome(ref, nodes)
+    for k in (0, 1, 32):
+        for threads in (2, 4):
+            sim = _simulator(kind, nodes, threads, 30, handoff_waits=k)
+            assert sim.handoff_waits == k
+            assert sim.run().event == "done"
+            assert outcome(sim, nodes) == want, (k, threads)
+            st = sim.thread_stats()
+            assert st["asked"] <= st["handoffs"] <= st["waits"]
+            if k == 0:
+                assert st["asked"] == 0
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "2", 1 << 31])
+def test_handoff_waits_bad_values(bad):
+    sim = _simulator("compute", 4, 1, 1)
+    with pytest.raises(ValueError, match="handoff_waits"):
+        sim.handoff_waits = bad
