@@ -89,6 +89,31 @@ HOST_THREADS = bool(RAP_HAVE_THREADS)
 RUN_SLICE = 1 << 20
 
 
+def split_groups_of(instret, int nthreads):
+    """The node groups run_machine_threads would make for nodes that have run
+    ``instret`` instructions each, on ``nthreads`` threads: the group of each
+    node (core/schedule.pxi, split_groups; tests and docs)."""
+    cdef int count = len(instret), i
+    cdef Node* nodes
+    cdef int* group
+    if not 1 <= nthreads <= count:
+        raise ValueError(f"1..{count} groups, not {nthreads}")
+    nodes = <Node*>calloc(count, sizeof(Node))
+    group = <int*>calloc(count, sizeof(int))
+    try:
+        if nodes == NULL or group == NULL:
+            raise MemoryError("cannot allocate the groups")
+        for i in range(count):
+            if instret[i] < 0:
+                raise ValueError("instruction counts are at least 0")
+            nodes[i].instret = instret[i]
+        split_groups(nodes, count, nthreads, group)
+        return [group[i] for i in range(count)]
+    finally:
+        free(nodes)
+        free(group)
+
+
 cdef void reset_node(Node* n) noexcept nogil:
     cdef int i
     for i in range(32):

@@ -763,6 +763,34 @@ cdef void worker_loop(Worker* w, Sched* s) noexcept nogil:
             worker_wait(s, w)
 
 
+cdef void split_groups(Node* nodes, int count, int nthreads, int* group) noexcept nogil:
+    """group[i]: the group of node i.  Contiguous groups (node numbers in
+    ring order), at least one node each, that share out the instructions
+    the nodes have run so far (Node.instret, a simulated counter: the same
+    split for the same simulated state) as evenly as contiguity allows --
+    so that a node group whose nodes run more (a layer's units not divided
+    evenly by the node count, node 0's extra work) is smaller.  With every
+    node at the same count (a new machine, an SPMD kernel) group g holds
+    nodes [ceil(g*count/nthreads), ceil((g+1)*count/nthreads))."""
+    cdef int64_t total = 0, cum = 0
+    cdef int i, g = 0, first = 0
+    for i in range(count):
+        total += nodes[i].instret + 1
+    # node i goes to the group its middle falls in: the group g whose share
+    # [g*total/n, (g+1)*total/n) holds cum + weight/2 -- within the bounds
+    # that leave every group (this one and the ones after) a node
+    for i in range(count):
+        while g < nthreads - 1 and i > first and \
+                (2 * cum + nodes[i].instret + 1) * nthreads >= 2 * (g + 1) * total:
+            g += 1
+            first = i
+        if g < nthreads - 1 and count - i == nthreads - 1 - g and i > first:
+            g += 1                  # one node left for each group still to come
+            first = i
+        group[i] = g
+        cum += nodes[i].instret + 1
+
+
 cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quantum,
                              int32_t* order, int nthreads, int* who, int64_t* budget,
                              int* serial, ThreadStats* st, int handoff_waits) noexcept nogil:
@@ -801,11 +829,7 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     s.handoff_waits = handoff_waits
     rap_mutex_init(&s.mu)
     rap_cond_init(&s.cv)
-    # group g holds nodes [g*count/nthreads, (g+1)*count/nthreads)
-    for g in range(nthreads):
-        for i in range(<int>((<int64_t>g * count) // nthreads),
-                       <int>((<int64_t>(g + 1) * count) // nthreads)):
-            group[i] = g
+    split_groups(nodes, count, nthreads, group)
     k = 0
     for g in range(nthreads):
         ws[g].s = &s

@@ -9,6 +9,8 @@ import os
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "benchmarks")
@@ -105,3 +107,37 @@ def test_handoff_waits_bad_values(bad):
     sim = _simulator("compute", 4, 1, 1)
     with pytest.raises(ValueError, match="handoff_waits"):
         sim.handoff_waits = bad
+
+
+@given(st.lists(st.one_of(st.integers(0, 3), st.integers(0, 10 ** 9)), min_size=1, max_size=64),
+       st.data())
+def test_split_groups_contiguous_and_even(instret, data):
+    """Contiguous groups, one or more nodes each, in ring order; equal counts
+    give the even split; no group could give a node to its neighbour and
+    leave the two closer to an even share."""
+    n = data.draw(st.integers(1, len(instret)))
+    group = _sim.split_groups_of(instret, n)
+    assert group[0] == 0 and group[-1] == n - 1
+    assert all(b - a in (0, 1) for a, b in zip(group, group[1:]))
+    if len(set(instret)) == 1:
+        sizes = [group.count(g) for g in range(n)]
+        assert max(sizes) - min(sizes) <= 1
+
+
+@pytest.mark.parametrize("instret, n, want", [
+    ([100] * 16, 2, [0] * 8 + [1] * 8),
+    ([0] * 40, 2, [0] * 20 + [1] * 20),
+    # the speech MLP on 40 nodes: nodes 0-20 run 16% more than 21-39
+    ([215401] + [215681] * 20 + [187729] * 11 + [177945] * 8, 2, [0] * 19 + [1] * 21),
+    ([1, 1, 1, 10 ** 6], 2, [0, 0, 0, 1]),
+    ([10 ** 6, 1, 1, 1], 3, [0, 1, 2, 2]),
+])
+def test_split_groups_examples(instret, n, want):
+    assert _sim.split_groups_of(instret, n) == want
+
+
+def test_split_groups_bad():
+    with pytest.raises(ValueError):
+        _sim.split_groups_of([1, 2], 3)
+    with pytest.raises(ValueError):
+        _sim.split_groups_of([1, -2], 1)
