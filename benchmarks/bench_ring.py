@@ -50,6 +50,7 @@ import pytest
 
 from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
+from rapsim.threadstats import summary
 from rapsim.toolchain import build_text
 
 SIZES = {"compute": (1, 4, 16, 64), "ring": (4, 16, 64)}
@@ -211,14 +212,6 @@ def test_node_cycles_per_second_threads(benchmark, kind, nodes, threads):
     benchmark.extra_info["node_cycles_per_second"] = round(total / benchmark.stats.stats.min)
 
 
-def describe_threads(stats: dict, total: int) -> str:
-    """What the threads of one run did (Machine.thread_stats), in one line."""
-    serial = stats["cycles_serial"] + stats["cycles_single"]
-    return (f"threads started {stats['thread_starts']}, meetings {stats['meetings']} "
-            f"(declined {stats['declined']}), waits {stats['waits']}, sleeps "
-            f"{stats['sleeps']}, asked {stats['asked']}; node-cycles on one thread {100 * serial / max(total, 1):.1f}%")
-
-
 def threads_table(repeat: int = 3, scale: float = 1.0, handoff_waits: int | None = None) -> None:
     """1 and 2 threads alternated, ``repeat`` runs each of THREAD_ROUNDS
     (times ``scale``): every run, then the best and median wall time and the
@@ -235,7 +228,7 @@ def threads_table(repeat: int = 3, scale: float = 1.0, handoff_waits: int | None
                 walls[threads].append(dt)
                 print(f"  {kind} {n} nodes, {threads} thread(s): {total / 1e6:.1f} M node-cycles "
                       f"in {dt:.3f} s wall, {dc:.3f} s CPU (load {load:.2f}) = "
-                      f"{total / dt / 1e6:.1f} M/s; {describe_threads(stats, total)}")
+                      f"{total / dt / 1e6:.1f} M/s; {summary(stats)}")
                 sys.stdout.flush()
         best = {t: min(w) for t, w in walls.items()}
         med = {t: statistics.median(w) for t, w in walls.items()}

@@ -27,6 +27,7 @@ import pytest
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.train import measure
 from rapsim.config import MachineConfig
+from rapsim.threadstats import summary
 
 SPEECH = os.path.join(os.path.dirname(__file__), "..", "examples", "speech.net")
 NODES = (4, 16, 40, 64)
@@ -172,16 +173,6 @@ def test_speech_mlp_40_nodes_breakdown(benchmark):
         pytest.approx(r["host_s_per_pattern"])
 
 
-def describe_threads(st: dict) -> str:
-    """What the host threads of one run did (Simulator.thread_stats)."""
-    total = st["cycles_single"] + st["cycles_serial"] + st["cycles_parallel"]
-    one = st["cycles_single"] + st["cycles_serial"]
-    return (f"core calls {st['calls']} (threaded {st['threaded_calls']}, begun in the rounds "
-            f"over every node {st['serial_starts']}), threads started {st['thread_starts']}, "
-            f"meetings {st['meetings']} (declined {st['declined']}), waits {st['waits']}, "
-            f"sleeps {st['sleeps']}, asked {st['asked']}; node-cycles on one thread {100 * one / max(total, 1):.1f}%")
-
-
 def threads_table(patterns: int, repeat: int = 3, handoff_waits: int | None = None) -> None:
     """40 nodes, 1 and 2 threads alternated: every run (wall and CPU seconds,
     the load before it, what the threads did), then the best and median host
@@ -195,7 +186,7 @@ def threads_table(patterns: int, repeat: int = 3, handoff_waits: int | None = No
             runs[threads].append(r["host_s_per_pattern"])
             print(f"  {threads} thread(s): {r['host_s_per_pattern']:.4f} host s/pattern, "
                   f"{r['wall_s']:.2f} s wall, {st['cpu_s']:.2f} s CPU (load {load:.2f}); "
-                  f"{describe_threads(st)}")
+                  f"{summary(st)}")
             sys.stdout.flush()
     best = {t: min(v) for t, v in runs.items()}
     med = {t: statistics.median(v) for t, v in runs.items()}
@@ -237,7 +228,7 @@ def breakdown_table(patterns: int) -> None:
               f"{st['thread_starts'] / per:.2f} threads started, "
               f"{st['meetings'] / per:.2f} meetings; node-cycles on one thread "
               f"{(st['cycles_single'] + st['cycles_serial']) / per:.0f}, in parallel "
-              f"{st['cycles_parallel'] / per:.0f}; {describe_threads(st)}")
+              f"{st['cycles_parallel'] / per:.0f}; {summary(st)}")
 
 
 if __name__ == "__main__":

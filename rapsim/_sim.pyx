@@ -375,7 +375,7 @@ cdef class Machine:
         cdef int64_t budget
         cdef int64_t slice_ = RUN_SLICE
         cdef int nthreads
-        cdef int64_t c0
+        cdef int64_t c0, i0
         cdef cnp.ndarray[cnp.int32_t, ndim=1] o
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
@@ -403,8 +403,10 @@ cdef class Machine:
                                              &self.tstats, self.handoff_waits)
                 if ev < 0:
                     c0 = node_cycles(self.nodes, self.count)
+                    i0 = node_instructions(self.nodes, self.count)
                     ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
                     self.tstats.cycles_single += node_cycles(self.nodes, self.count) - c0
+                    self.tstats.instr_single += node_instructions(self.nodes, self.count) - i0
             if ev != EV_YIELD:
                 return EVENTS[ev], who
             who = self._probe_hit()
@@ -428,7 +430,9 @@ cdef class Machine:
                 "handoffs": t.handoffs, "asked": t.asked, "rounds": t.rounds,
                 "sleeps": t.sleeps,
                 "cycles_single": t.cycles_single, "cycles_serial": t.cycles_serial,
-                "cycles_parallel": t.cycles_parallel, "serial_ns": t.serial_ns,
+                "cycles_parallel": t.cycles_parallel, "instr_single": t.instr_single,
+                "instr_serial": t.instr_serial, "instr_parallel": t.instr_parallel,
+                "instr_group_max": t.instr_group_max, "serial_ns": t.serial_ns,
                 "wait_ns": t.wait_ns, "caller_cpu_ns": t.caller_cpu_ns,
                 "helper_cpu_ns": t.helper_cpu_ns}
 

@@ -181,6 +181,12 @@ cdef struct ThreadStats:
     int64_t cycles_single    # node-cycles simulated in one-thread calls
     int64_t cycles_serial    # ... in the rounds over every node of threaded calls (one thread)
     int64_t cycles_parallel  # ... by the groups in parallel
+    int64_t instr_single     # simulated instructions run in one-thread calls
+    int64_t instr_serial     # ... in the rounds over every node of threaded calls
+    int64_t instr_parallel   # ... by the groups in parallel
+    int64_t instr_group_max  # sum over threaded calls of the most any one group ran in
+                             # parallel: (single + serial + this) is the instructions on the
+                             # longest thread, a bound on the speed-up the host can see
     int64_t serial_ns        # wall time in the rounds over every node
     int64_t wait_ns          # wall time threads spent waiting (spinning or asleep), summed
     int64_t caller_cpu_ns    # CPU time of the calling thread in threaded calls
@@ -193,6 +199,15 @@ cdef int64_t node_cycles(Node* nodes, int count) noexcept nogil:
     cdef int i
     for i in range(count):
         t += nodes[i].cycle
+    return t
+
+
+cdef int64_t node_instructions(Node* nodes, int count) noexcept nogil:
+    """The sum of every node's instructions (ThreadStats' instructions)."""
+    cdef int64_t t = 0
+    cdef int i
+    for i in range(count):
+        t += <int64_t>nodes[i].instret
     return t
 
 
@@ -224,6 +239,8 @@ cdef struct Sched:
     ThreadStats* st         # the machine's figures (run_machine_threads), or NULL
     int64_t moves           # passes of a group that moved a node (worker_loop)
     int want_meet           # a thread asked the others to meet (a ring-bound phase)
+    int* group              # each node's group (threaded calls)
+    int64_t* gserial        # instructions of each group's nodes in the rounds over every node
     int handoff_waits       # hand-off waits in a row that ask for a meeting (0: never)
     void* workers           # the threads' Worker records (nthreads of them)
 
@@ -255,6 +272,8 @@ cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t qu
     s.st = NULL
     s.moves = 0
     s.want_meet = 0
+    s.group = NULL
+    s.gserial = NULL
     s.handoff_waits = 0
     s.workers = NULL
     for i in range(count):
@@ -595,9 +614,13 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
     """Rounds over every node, by this thread alone (see above): -1 to go back
     to the groups in parallel (nodes ran whole turns: s.serial is 0), else
     the call's event."""
-    cdef int r
+    cdef int r, i
     cdef int64_t c0 = node_cycles(s.nodes, s.count), t0 = rap_now_ns()
+    for i in range(s.count):
+        s.gserial[s.group[i]] -= <int64_t>s.nodes[i].instret
     r = global_rounds_run(s, w)
+    for i in range(s.count):
+        s.gserial[s.group[i]] += <int64_t>s.nodes[i].instret
     s.st.cycles_serial += node_cycles(s.nodes, s.count) - c0
     s.st.serial_ns += rap_now_ns() - t0
     return r
@@ -811,6 +834,9 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     cdef int32_t* orders
     cdef int g, i, j, k, r, started = 0, failed = 0
     cdef int* group
+    cdef int64_t* gstart
+    cdef int64_t* gserial
+    cdef int64_t worst
     cdef int64_t c0 = node_cycles(nodes, count), serial0 = st.cycles_serial
     cdef int64_t cpu0 = rap_thread_cpu_ns()
     sched_init(&s, nodes, count, limit, quantum, order)
@@ -818,11 +844,14 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     ws = <Worker*>calloc(nthreads, sizeof(Worker))
     orders = <int32_t*>calloc(count, sizeof(int32_t))
     group = <int*>calloc(count, sizeof(int))
-    if ws == NULL or orders == NULL or group == NULL:
+    gstart = <int64_t*>calloc(2 * nthreads, sizeof(int64_t))
+    if ws == NULL or orders == NULL or group == NULL or gstart == NULL:
         free(ws)
         free(orders)
         free(group)
+        free(gstart)
         return -1
+    gserial = &gstart[nthreads]
     s.threaded = 1
     s.nthreads = nthreads
     s.workers = ws
@@ -830,6 +859,10 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     rap_mutex_init(&s.mu)
     rap_cond_init(&s.cv)
     split_groups(nodes, count, nthreads, group)
+    s.group = group
+    s.gserial = gserial
+    for i in range(count):
+        gstart[group[i]] += <int64_t>nodes[i].instret
     k = 0
     for g in range(nthreads):
         ws[g].s = &s
@@ -871,6 +904,16 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     st.thread_starts += started
     st.cycles_parallel += node_cycles(nodes, count) - c0 - (st.cycles_serial - serial0)
     st.caller_cpu_ns += rap_thread_cpu_ns() - cpu0
+    # each group's instructions outside the rounds over every node
+    for i in range(count):
+        gstart[group[i]] -= <int64_t>nodes[i].instret
+    worst = 0
+    for g in range(nthreads):
+        gstart[g] = -gstart[g] - gserial[g]
+        st.instr_serial += gserial[g]
+        st.instr_parallel += gstart[g]
+        worst = i64max(worst, gstart[g])
+    st.instr_group_max += worst
     for g in range(nthreads):
         st.wait_ns += ws[g].wait_ns - ws[g].global_ns
         st.sleeps += ws[g].sleeps
@@ -885,6 +928,7 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     free(ws)
     free(orders)
     free(group)
+    free(gstart)
     if failed and started == 0 and not serial[0]:
         return -1
     serial[0] = s.serial

@@ -22,7 +22,8 @@ from rapsim import _sim  # noqa: E402
 
 KEYS = {"calls", "threaded_calls", "thread_starts", "serial_starts", "waits", "meetings",
         "declined", "rounds", "sleeps", "cycles_single", "cycles_serial", "cycles_parallel",
-        "serial_ns", "wait_ns", "caller_cpu_ns", "helper_cpu_ns", "handoffs", "asked"}
+        "serial_ns", "wait_ns", "caller_cpu_ns", "helper_cpu_ns", "handoffs", "asked",
+        "instr_single", "instr_serial", "instr_parallel", "instr_group_max"}
 
 
 def node_cycles(sim, nodes):
@@ -36,6 +37,7 @@ def test_one_thread_counts_every_cycle_on_one_thread():
     assert set(st) == KEYS
     assert st["calls"] >= 1 and st["threaded_calls"] == 0 and st["thread_starts"] == 0
     assert st["cycles_single"] == node_cycles(sim, 16)
+    assert st["instr_single"] == sum(sim.core.instret(n) for n in range(16))
     assert st["cycles_serial"] == st["cycles_parallel"] == st["meetings"] == 0
 
 
@@ -51,6 +53,9 @@ def test_threads_count_every_cycle_once(kind, nodes, threads):
     total = node_cycles(sim, nodes)
     assert total == node_cycles(ref, nodes)
     assert st["cycles_single"] + st["cycles_serial"] + st["cycles_parallel"] == total
+    assert st["instr_single"] + st["instr_serial"] + st["instr_parallel"] == \
+        sum(sim.core.instret(n) for n in range(nodes))
+    assert st["instr_parallel"] // threads <= st["instr_group_max"] <= st["instr_parallel"]
     assert st["threaded_calls"] == st["calls"] >= 1
     assert st["thread_starts"] <= (threads - 1) * st["threaded_calls"]
     assert st["serial_starts"] <= st["threaded_calls"]
