@@ -219,7 +219,7 @@ cdef class Machine:
         if self.nodes == NULL or self.links == NULL:
             raise MemoryError("cannot allocate the machine")
         self.count = count
-        self.handoff_waits = HANDOFF_WAITS
+        self.handoff_waits = HANDOFF_WAITS_PER_NODE * count
         for i in range(count):
             n = &self.nodes[i]
             if alloc_node_memory(n, sram_words, dram_words) != 0:

@@ -190,7 +190,8 @@ class Simulator:
 
     @property
     def handoff_waits(self) -> int:
-        """A tuning of the host threads, never of a result: after this many
+        """A tuning of the host threads, never of a result (default: 2 a
+        node of the machine): after this many
         waits in a row in which a node group did little work (a ring word
         handed over between groups: a collective), the threads meet and run
         the phase on one thread (core/schedule.pxi, worker_wait; 0: never,

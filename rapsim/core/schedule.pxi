@@ -174,7 +174,7 @@ cdef struct ThreadStats:
     int64_t meetings         # the threads met (every group stuck): rounds over every node
     int64_t declined         # every thread waited but a node could move: no meeting
     int64_t handoffs         # waits after a stretch of little work (a ring word's hand-off)
-    int64_t asked            # meetings asked for a ring-bound phase (HANDOFF_WAITS)
+    int64_t asked            # meetings asked for a ring-bound phase (Machine.handoff_waits)
     int64_t rounds           # passes over every node in those rounds
     int64_t sleeps           # a waiting thread slept on the condition variable
     int64_t waits            # a thread's group could not move: it waited (worker_wait)
@@ -550,9 +550,10 @@ cdef enum:
     # instructions a node between two waits of its group below which the
     # second wait is a ring word's hand-off (worker_wait)
     HANDOFF_WORK = 8
-    # hand-off waits in a row after which a thread asks to meet (the default
-    # of Machine.handoff_waits; 0 never asks)
-    HANDOFF_WAITS = 32
+    # hand-off waits in a row after which a thread asks to meet, per node of
+    # the machine (the default of Machine.handoff_waits: an all-gather hands
+    # each group fewer words than there are nodes; 0 never asks)
+    HANDOFF_WAITS_PER_NODE = 2
 
 
 cdef struct Worker:
@@ -665,14 +666,16 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
     cdef int64_t work = w.budget_mark - w.budget
     w.waits += 1
     w.budget_mark = w.budget
-    # A group that waits again after little work -- fewer than HANDOFF_WORK
-    # instructions a node since its last wait -- waits for ring words its
+    # A group that waits again after little work -- some, but fewer than
+    # HANDOFF_WORK instructions a node since its last wait -- waits for ring words its
     # neighbour group hands over one or two at a time: a ring-bound phase
     # (a collective), where every word that crosses a group boundary costs a
     # hand-off between threads.  After handoff_waits such waits in a row the
     # thread asks the others to meet, and the rounds over every node run the
     # phase on one thread until the nodes compute again (global_rounds).
-    if work < HANDOFF_WORK * w.norder:
+    if work == 0:
+        pass                        # woken for nothing (another group's move): no news
+    elif work < HANDOFF_WORK * w.norder:
         w.handoffs += 1
         w.handoff_run += 1
         if s.handoff_waits > 0 and w.handoff_run >= s.handoff_waits \
