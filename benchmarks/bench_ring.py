@@ -41,8 +41,6 @@ change the length.
 """
 from __future__ import annotations
 
-import os
-import statistics
 import sys
 import time
 
@@ -50,7 +48,7 @@ import pytest
 
 from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
-from rapsim.threadstats import summary
+from rapsim.threadstats import add_options, alternate, check_options, summary
 from rapsim.toolchain import build_text
 
 SIZES = {"compute": (1, 4, 16, 64), "ring": (4, 16, 64)}
@@ -218,24 +216,19 @@ def threads_table(repeat: int = 3, scale: float = 1.0, handoff_waits: int | None
     ratio 2 threads / 1 thread."""
     for kind, n in THREADED:
         rounds = max(1, round(THREAD_ROUNDS[kind, n] * scale))
-        walls = {1: [], 2: []}
         total = 0
-        for _ in range(repeat):
-            for threads in (1, 2):
-                load = os.getloadavg()[0]
-                stats: dict = {}
-                _, total, dt, dc = measure(kind, n, threads, rounds, stats, handoff_waits)
-                walls[threads].append(dt)
-                print(f"  {kind} {n} nodes, {threads} thread(s): {total / 1e6:.1f} M node-cycles "
-                      f"in {dt:.3f} s wall, {dc:.3f} s CPU (load {load:.2f}) = "
-                      f"{total / dt / 1e6:.1f} M/s; {summary(stats)}")
-                sys.stdout.flush()
-        best = {t: min(w) for t, w in walls.items()}
-        med = {t: statistics.median(w) for t, w in walls.items()}
+
+        def run(threads):
+            nonlocal total
+            stats: dict = {}
+            _, total, dt, dc = measure(kind, n, threads, rounds, stats, handoff_waits)
+            return dt, (f"{kind} {n} nodes, {total / 1e6:.1f} M node-cycles in {dt:.3f} s wall, "
+                        f"{dc:.3f} s CPU = {total / dt / 1e6:.1f} M/s; {summary(stats)}")
+
+        best, med = alternate(run, repeat)
         print(f"{kind:8s} {n:3d} nodes: 1 thread {total / best[1] / 1e6:6.2f} M, 2 threads "
               f"{total / best[2] / 1e6:6.2f} M node-cycles/s (best wall of {repeat}) = "
-              f"{best[1] / best[2]:4.2f}x (median {med[1] / med[2]:4.2f}x)")
-        sys.stdout.flush()
+              f"{best[1] / best[2]:4.2f}x (median {med[1] / med[2]:4.2f}x)", flush=True)
 
 
 if __name__ == "__main__":
@@ -243,17 +236,13 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--threads", action="store_true",
                     help="the THREADED runs on 1 and 2 threads, alternated, with the ratio")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each (--threads; default 3)")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="THREAD_ROUNDS times this (--threads; default 1)")
-    ap.add_argument("--handoff-waits", type=int, default=None, metavar="N",
-                    help="Simulator.handoff_waits for the threaded runs (--threads; default: "
-                         "the simulator's; 0: no meeting asked for a ring-bound phase)")
+    add_options(ap)
     a = ap.parse_args()
-    if a.repeat < 1 or not a.scale > 0:
-        ap.error("--repeat must be at least 1 and --scale above 0")
-    if a.handoff_waits is not None and a.handoff_waits < 0:
-        ap.error("--handoff-waits must be at least 0")
+    check_options(ap, a)
+    if not a.scale > 0:
+        ap.error("--scale must be above 0")
     if a.threads:
         threads_table(a.repeat, a.scale, a.handoff_waits)
         sys.exit(0)

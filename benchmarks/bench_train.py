@@ -18,7 +18,6 @@ SRAM 0 wait states, DRAM 2).
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 
@@ -27,7 +26,7 @@ import pytest
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.train import measure
 from rapsim.config import MachineConfig
-from rapsim.threadstats import summary
+from rapsim.threadstats import add_options, alternate, check_options, summary
 
 SPEECH = os.path.join(os.path.dirname(__file__), "..", "examples", "speech.net")
 NODES = (4, 16, 40, 64)
@@ -177,19 +176,14 @@ def threads_table(patterns: int, repeat: int = 3, handoff_waits: int | None = No
     """40 nodes, 1 and 2 threads alternated: every run (wall and CPU seconds,
     the load before it, what the threads did), then the best and median host
     seconds per pattern and their ratio."""
-    runs = {1: [], 2: []}
-    for _ in range(repeat):
-        for threads in (1, 2):
-            load = os.getloadavg()[0]
-            st: dict = {}
-            r = point(40, patterns, threads, stats=st, handoff_waits=handoff_waits)
-            runs[threads].append(r["host_s_per_pattern"])
-            print(f"  {threads} thread(s): {r['host_s_per_pattern']:.4f} host s/pattern, "
-                  f"{r['wall_s']:.2f} s wall, {st['cpu_s']:.2f} s CPU (load {load:.2f}); "
-                  f"{summary(st)}")
-            sys.stdout.flush()
-    best = {t: min(v) for t, v in runs.items()}
-    med = {t: statistics.median(v) for t, v in runs.items()}
+    def run(threads):
+        st: dict = {}
+        r = point(40, patterns, threads, stats=st, handoff_waits=handoff_waits)
+        return r["host_s_per_pattern"], (f"{r['host_s_per_pattern']:.4f} host s/pattern, "
+                                         f"{r['wall_s']:.2f} s wall, {st['cpu_s']:.2f} s CPU; "
+                                         f"{summary(st)}")
+
+    best, med = alternate(run, repeat)
     print(f"40 nodes, {patterns} training patterns: host s/pattern 1 thread {best[1]:.4f}, "
           f"2 threads {best[2]:.4f} (best of {repeat}) = {best[1] / best[2]:.2f}x "
           f"(median {med[1] / med[2]:.2f}x)")
@@ -241,18 +235,11 @@ if __name__ == "__main__":
     mode.add_argument("--threads", action="store_true", help="40 nodes, 1 and 2 threads")
     mode.add_argument("--breakdown", action="store_true", help="where a pattern's host time goes")
     ap.add_argument("--columns", action="store_true", help="the table with mapping columns")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="runs of 1 and 2 threads each, alternated (--threads; default 3)")
-    ap.add_argument("--handoff-waits", type=int, default=None, metavar="N",
-                    help="Simulator.handoff_waits of the runs (--threads; default: the "
-                         "simulator's; 0: no meeting asked for a ring-bound phase)")
+    add_options(ap)
     a = ap.parse_args()
     if a.patterns is not None and a.patterns < 1:
         ap.error("PATTERNS must be at least 1")
-    if a.repeat < 1:
-        ap.error("--repeat must be at least 1")
-    if a.handoff_waits is not None and a.handoff_waits < 0:
-        ap.error("--handoff-waits must be at least 0")
+    check_options(ap, a)
     if a.breakdown:
         breakdown_table(a.patterns or 8)
     elif a.threads:

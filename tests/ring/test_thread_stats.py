@@ -146,3 +146,17 @@ def test_split_groups_bad():
         _sim.split_groups_of([1, 2], 3)
     with pytest.raises(ValueError):
         _sim.split_groups_of([1, -2], 1)
+
+
+def test_summary_and_bound():
+    from rapsim.threadstats import speedup_bound, summary
+    sim = _simulator("compute", 16, 1, 5)
+    sim.run()
+    st = sim.thread_stats()
+    assert speedup_bound(st) == 1.0
+    assert "bound 1.00x" in summary(st) and "100.0% of instructions" in summary(st)
+    if _sim.HOST_THREADS:
+        sim = _simulator("compute", 16, 2, 30)
+        sim.run()
+        # the groups share the dot products: the busiest ran about half
+        assert 1.5 < speedup_bound(sim.thread_stats()) <= 2.0
