@@ -796,8 +796,8 @@ cdef void split_groups(Node* nodes, int count, int nthreads, int* group) noexcep
     split for the same simulated state) as evenly as contiguity allows --
     so that a node group whose nodes run more (a layer's units not divided
     evenly by the node count, node 0's extra work) is smaller.  With every
-    node at the same count (a new machine, an SPMD kernel) group g holds
-    nodes [ceil(g*count/nthreads), ceil((g+1)*count/nthreads))."""
+    node at the same count (a new machine, an SPMD kernel) group g starts
+    at node g*count/nthreads rounded, halves down."""
     cdef int64_t total = 0, cum = 0
     cdef int i, g = 0, first = 0
     for i in range(count):
