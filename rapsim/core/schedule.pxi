@@ -541,8 +541,10 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 
 cdef enum:
     # a node's turn in the rounds over every node; when half the nodes run
-    # whole turns, the machine goes back to its groups in parallel
-    SERIAL_CHUNK = 256
+    # whole turns, the machine goes back to its groups in parallel (64: the
+    # round that finds the nodes computing again runs little on one thread;
+    # a ring-bound phase's turns are a few instructions)
+    SERIAL_CHUNK = 64
     # spins of a waiting thread between two sched_yield()
     SPINS_PER_YIELD = 64
     # meetings a thread declines in a row for a stale wait (worker_wait)
