@@ -5,7 +5,8 @@ threads) and with a probe attached (an armed breakpoint never reached sends
 every instruction of every node through step(), probe.pxi) gives identical
 events, counters, registers and memory -- for all-gathers with forwarding,
 reads with a store, reads with a plain-memory read (the ring operand first
-or second), reads and writes in one instruction, repeated writes,
+or second), reads and writes in one instruction, repeated writes (alone,
+with a plain-memory read or with a store),
 forwards combined with a write (an error), RING_STAT in a repetition (left
 to step()), back-pressure, deadlocks, board hops and cycle limits that cut
 a repetition run."""
@@ -50,6 +51,10 @@ BODIES = {
     # (ring_rpts_lean and rotation_turn, ringfast.pxi)
     "read_add": "ADDI3 *AR1, *AR6++, R1",
     "add_read": "ADDI3 *AR6--, *AR1, R1",
+    # a ring write with a plain-memory read or write (the collectives'
+    # injections, ring_rpts_lean's write form)
+    "inject": "LDI *AR6++, R1\n     || STI R1, *AR1",
+    "write_store": "STI R5, *AR1\n     || STI R5, *AR6++",
 }
 
 
