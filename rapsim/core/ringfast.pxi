@@ -424,10 +424,11 @@ cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept 
 # the tests compare with), no peripheral is on and no RPTS runs; anything
 # else (a direct operand, two ring operands, RING_STAT, RING_FWD, the
 # host-call register, a peripheral, an unmapped address, an instruction a
-# delay slot may not hold, an interrupt to take) is found before anything
-# changes and left to step().  A wait parks the node as step()'s ring_wait()
-# does, and keeps the decode (Node.rdec, lean == 2): a waiting node does not
-# move, so the retry uses it instead of decoding again.
+# delay slot may not hold (guide 7.2), an interrupt to take (guide 7.6)) is
+# found before anything changes and left to step().  A wait parks the node
+# as step()'s ring_wait() does, and keeps the decode (Node.rdec, lean ==
+# 2): a waiting node does not move, so the retry uses it instead of
+# decoding again.
 
 cdef inline int ring_single_decode(Node* n, Decoded* d, RingDec* r) noexcept nogil:
     """The decode stage of step() for ring_step_lean's form, into r (no ARn

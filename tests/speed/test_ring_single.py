@@ -11,31 +11,11 @@ amounts (words and room come late), forwarding (RING_FWD), back-pressure,
 deadlocks, board hops and cycle limits."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from rapsim.config import MachineConfig
-from rapsim.machine import Simulator
-from rapsim.toolchain import build_text
-
-from reference_cases import run_snapshot
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ring"))
-from ringprogs import EPILOGUE  # noqa: E402  (exit through the host daemon)
-
-_START = """
-        .global start
-start:  LDI     0x80, AR1
-        LSH     16, AR1         ; AR1 -> RING_DATA
-        LDP     0x800000
-        LDI     @3, R5          ; node id: the words differ per node
-        LDI     AR1, AR6
-        OR      09C00h, AR6     ; AR6 -> RAM1
-        LDI     1, IR0
-"""
+# the SPMD start, and the plain run against the probed one (test_ring_fast.py)
+from test_ring_fast import _START, equal_to_general_path, ring_program
 
 #: the two instructions of a loop body, each with one ring access
 BODIES = {
@@ -69,45 +49,9 @@ MEMORY = {"ram1": "", "sram": "        LDI     04000h, AR6\n"}
 
 def _program(writes: int, fwd: int, body: str, loop: str, count: int, rounds: int,
              delay: int, mem: str = "ram1") -> str:
-    # node k waits k * delay cycles before each ring phase, so that words
-    # and room on the links come late for some and early for others
     a, b = BODIES[body]
-    src = _START + MEMORY[mem] + f"""
-        LDI     {rounds - 1}, AR4
-outer:  LDI     @3, R0
-        MPYI    {delay}, R0
-        RPTS    R0
-        NOP
-""" + "".join("        STI     R5, *AR1\n" for _ in range(writes)) + f"""
-        LDI     {fwd}, R0
-        STI     R0, @2          ; RING_FWD
-"""
-    src += LOOPS[loop].format(n=count, r=0, a=a, b=b)
-    return src + """
-        ADDI    1, R5
-        DBU     AR4, outer
-""" + EPILOGUE
-
-
-def _run(src: str, nodes: int, limit: int | None, probed: bool, threads: int, hop: int) -> dict:
-    sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0, board_hop_cycles=hop),
-                    threads=threads)
-    sim.load(build_text(src))
-    return run_snapshot(sim, probed, limit)
-
-
-def _check(src, nodes, limit, threads, hop):
-    plain = _run(src, nodes, limit, False, threads, hop)
-    general = _run(src, nodes, limit, True, 1, hop)
-    if plain["event"] == "error":
-        # a probed machine keeps its other nodes as run at a stop (machine-model.md,
-        # "Stops"): compare the error and the node that made it
-        assert plain["messages"][0] == general["messages"][0]
-        who = int(plain["messages"][0].split(":")[0].split()[1])
-        assert plain["nodes"][who] == general["nodes"][who]
-    else:
-        assert plain == general
-    return plain
+    return ring_program(writes, fwd, LOOPS[loop].format(n=count, r=0, a=a, b=b), rounds, delay,
+                        _START + MEMORY[mem])
 
 
 @settings(max_examples=40, deadline=None)
@@ -122,8 +66,8 @@ def _check(src, nodes, limit, threads, hop):
        hop=st.sampled_from([1, 3]), delay=st.integers(0, 9), mem=st.sampled_from(sorted(MEMORY)))
 def test_single_ring_accesses_equal_general_path(nodes, body, loop, writes, fwd, count, rounds,
                                                  limit, threads, hop, delay, mem):
-    _check(_program(writes, fwd, body, loop, count, rounds, delay, mem), nodes, limit, threads,
-           hop)
+    equal_to_general_path(_program(writes, fwd, body, loop, count, rounds, delay, mem), nodes,
+                          limit, threads, hop)
 
 
 @pytest.mark.parametrize("loop", sorted(LOOPS))
@@ -131,5 +75,5 @@ def test_reduce_scatter_segment_runs_to_the_end(loop):
     # every node adds the word from upstream and sends the sum on, a word
     # injected by each node first: a ring of partial sums moving to the end
     # (no deadlock), the same on the lean and the general path
-    out = _check(_program(1, 0, "addf_emit", loop, 10, 2, 4), 8, None, 1, 1)
+    out = equal_to_general_path(_program(1, 0, "addf_emit", loop, 10, 2, 4), 8, None, 1, 1)
     assert out["event"] == "done"
