@@ -216,6 +216,38 @@ cdef inline void mpyf_addsubf_mm(Node* n, uint32_t w0, uint32_t w1, int s4, int 
     set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
 
 
+cdef inline void mpyf_addsubf_run(Node* n, uint32_t* pa, int64_t sa, uint32_t* pb, int64_t sb,
+                                  int64_t K, int rp, int racc, int sub) noexcept nogil:
+    """K repetitions of the dot product's step in its accumulating form,
+    ``MPYF3 *ARm, *ARn, Rp || ADDF3 Rp, Racc, Racc`` (or SUBF3: Racc - Rp),
+    Rp and Racc distinct: each repetition adds the previous product and
+    multiplies the next words (pa, pb, moving by sa and sb words), exactly
+    as K calls of mpyf_addsubf_mm() -- every operand read before either
+    part writes (guide 13.2) -- but with the two registers kept in locals.
+    Each repetition's flags replace N Z V UF by its V and UF and latch LV
+    and LUF (mpyf_addsubf_mm's set_flags), so after K of them ST holds the
+    last one's V and UF, N = Z = 0, and LV / LUF if any set them."""
+    cdef F40 prod = reg_f(n, rp), acc = reg_f(n, racc), nxt
+    cdef uint32_t fl, fl2, last = 0, lat = 0
+    cdef int64_t j
+    if K <= 0:
+        return
+    for j in range(K):
+        fl = 0
+        fl2 = 0
+        nxt = fmpy(single_to_f40(pa[0]), single_to_f40(pb[0]), &fl)
+        acc = faddsub(acc, prod, sub, &fl2)
+        prod = nxt
+        last = fl | fl2
+        lat |= last
+        pa += sa
+        pb += sb
+    write_f(n, rp, prod)
+    write_f(n, racc, acc)
+    set_flags(n, last & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+    n.r[RAP_REG_ST] |= lat & (ST_LV | ST_LUF)
+
+
 # --- operations with their own fast-path handler (Decoded.fh, fast_handler below)
 # Called by execute_op() and, without its dispatch, by the fast path.
 
