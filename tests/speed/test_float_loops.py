@@ -68,3 +68,31 @@ def test_rpts_dot_products_on_any_floats_equal_general_path(body, x, w, y, count
     fast = _run(src, data, False)
     assert fast["event"] != "error", fast["messages"]
     assert fast == _run(src, data, True)
+
+
+def _block(op1: str, op2: str, dst: int) -> str:
+    """The weight update's block (matrix.asm _mxout) with any float
+    operations: ``OP1 R0, *W++, R1`` (a register and a memory source,
+    FORM_RM of ops.pxi) and ``OP2 R3, *x++, R0 || STF R1, *y++`` (or
+    with R1 as the destination: the store takes R1 before it is written)."""
+    return (f"        {op1} R0, *AR1++, R1\n"
+            f"blk:    {op2} R3, *AR0++, R{dst}\n     || STF R1, *AR2++\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(op1=st.sampled_from(["ADDF3", "SUBF3", "MPYF3"]), op2=st.sampled_from(["ADDF3", "SUBF3", "MPYF3"]),
+       x=st.lists(WORDS, min_size=24, max_size=24), w=st.lists(WORDS, min_size=24, max_size=24),
+       y=st.lists(WORDS, min_size=4, max_size=4), count=st.integers(0, 20),
+       st_bits=st.sampled_from([0, 0x20, 0x40, 0x60]), repeat=st.booleans(), dst=st.sampled_from([0, 1]))
+def test_weight_update_blocks_on_any_floats_equal_general_path(op1, op2, x, w, y, count, st_bits, repeat,
+                                                               dst):
+    """The weight update's block on random words, as an RPTB block
+    (rptb_bulk) and as a DBU loop (non-repeated code, fast_mem), with
+    the operations' handlers per form (FORM_RM, and OPF3 || STF)."""
+    loop = (f"        LDI {count}, RC\n        RPTB blk\n" + _block(op1, op2, dst) if repeat else
+            f"        LDI {count}, AR4\ntop:\n" + _block(op1, op2, dst) + "        DBU AR4, top\n")
+    src = _start(st_bits) + "        ADDI 8, AR2\n" + loop + "        ADDF R2, R3\n        SWI\n"
+    data = {X: x, W: w, Y: y}
+    fast = _run(src, data, False)
+    assert fast["event"] != "error", fast["messages"]
+    assert fast == _run(src, data, True)
