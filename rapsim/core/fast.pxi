@@ -353,7 +353,10 @@ cdef inline int64_t rpts_bulk_reads(Node* n, Ctx* c, int64_t K, int64_t t0, int6
         sub = d.op == RAP_OP_MPYF_P_SUBF
         if r3 == r2 and r4 == r5 and r2 != r5:
             # the accumulating form (matrix.asm's mv_row): registers in locals
-            mpyf_addsubf_run(n, p[k], s0, p[1 - k], s1, K, r2, r5, sub)
+            if sub:                     # (the operation as a constant in each copy)
+                mpyf_addsubf_run(n, p[k], s0, p[1 - k], s1, K, r2, r5, 1)
+            else:
+                mpyf_addsubf_run(n, p[k], s0, p[1 - k], s1, K, r2, r5, 0)
             j = K
         while j < K:
             mpyf_addsubf_mm(n, p[k][s0 * j], p[1 - k][s1 * j], r4, r3, r2, r5, sub)
