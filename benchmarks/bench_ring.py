@@ -31,7 +31,13 @@ Host threads (``--threads``, issue 16): ``compute`` on 16 and 64 nodes and
 CPU seconds add up).  Target: 2 threads >= 1.8x 1 thread on the compute
 kernel, on a 2-core machine with its cores free.  ``python
 benchmarks/bench_ring.py --threads`` prints these pairs, alternating 1 and
-2 threads (best of five each).
+2 threads, with runs long enough to be a measurement (``THREAD_ROUNDS``:
+about 3 host seconds on one thread, the same kernels): each run's wall and
+CPU seconds, the load average before it, and what the threads did
+(``Machine.thread_stats``: threads started, meetings and the rounds over
+every node, waits), then the best and the median wall time of each and
+their ratio.  ``--repeat N`` (default 3) and ``--scale X`` (rounds times X)
+change the length.
 """
 from __future__ import annotations
 
@@ -42,6 +48,7 @@ import pytest
 
 from rapsim.config import MachineConfig
 from rapsim.machine import Simulator
+from rapsim.threadstats import add_options, alternate, check_options, summary
 from rapsim.toolchain import build_text
 
 SIZES = {"compute": (1, 4, 16, 64), "ring": (4, 16, 64)}
@@ -128,27 +135,42 @@ outer:  STI     AR4, *AR1       ; my two words
 PROGRAMS = {"compute": compute_program, "ring": ring_program}
 ROUNDS = {"compute": {1: 8000, 4: 2000, 16: 500, 64: 120},
           "ring": {4: 20000, 16: 1500, 64: 200}}
+#: rounds of the ``--threads`` runs (THREADED): about 3 host seconds each on
+#: one thread at 150 M (compute) and 30 M (ring) node-cycles a second, so
+#: that thread starts, meetings and the host's scheduling noise are a small
+#: part of a run (the pytest suite keeps ROUNDS)
+THREAD_ROUNDS = {("compute", 16): 25000, ("compute", 64): 5000, ("ring", 64): 10000}
 
 
-def _simulator(kind: str, nodes: int, threads: int = 1) -> Simulator:
-    image = build_text(PROGRAMS[kind](ROUNDS[kind][nodes], nodes))
+def _simulator(kind: str, nodes: int, threads: int = 1, rounds: int | None = None,
+               handoff_waits: int | None = None) -> Simulator:
+    rounds = ROUNDS[kind][nodes] if rounds is None else rounds
+    image = build_text(PROGRAMS[kind](rounds, nodes))
     sim = Simulator(MachineConfig(nodes=nodes, hostcall_cycles=0), threads=threads)
+    if handoff_waits is not None:
+        sim.handoff_waits = handoff_waits
     sim.load(image)
     return sim
 
 
-def measure(kind: str, nodes: int, threads: int = 1) -> tuple[float, int, float, float]:
+def measure(kind: str, nodes: int, threads: int = 1, rounds: int | None = None,
+            stats: dict | None = None,
+            handoff_waits: int | None = None) -> tuple[float, int, float, float]:
     """(node-cycles per host CPU second, node-cycles, wall seconds, CPU
     seconds) of one run.  CPU time (time.process_time) is less disturbed by
     other processes on a shared machine than wall time (on several threads
-    the CPU seconds add up: compare wall seconds)."""
-    sim = _simulator(kind, nodes, threads)
+    the CPU seconds add up: compare wall seconds).  ``stats``, if given, is
+    filled with the run's ``thread_stats()``; ``handoff_waits``: that tuning
+    of the threads (Simulator.handoff_waits) instead of the default."""
+    sim = _simulator(kind, nodes, threads, rounds, handoff_waits)
     t0, c0 = time.perf_counter(), time.process_time()
     res = sim.run()
     dt, dc = time.perf_counter() - t0, time.process_time() - c0
     if res.event != "done":
         raise RuntimeError(f"{kind} on {nodes} nodes: {res.event}: {res.messages}")
     total = sum(sim.core.cycle(n) for n in range(nodes))
+    if stats is not None:
+        stats.update(sim.thread_stats())
     return total / dc, total, dt, dc
 
 
@@ -188,23 +210,41 @@ def test_node_cycles_per_second_threads(benchmark, kind, nodes, threads):
     benchmark.extra_info["node_cycles_per_second"] = round(total / benchmark.stats.stats.min)
 
 
-def threads_table(repeat: int = 5) -> None:
-    """1 and 2 threads alternated, best wall time of ``repeat`` each."""
+def threads_table(repeat: int = 3, scale: float = 1.0, handoff_waits: int | None = None) -> None:
+    """1 and 2 threads alternated, ``repeat`` runs each of THREAD_ROUNDS
+    (times ``scale``): every run, then the best and median wall time and the
+    ratio 2 threads / 1 thread."""
     for kind, n in THREADED:
-        best = {1: float("inf"), 2: float("inf")}
+        rounds = max(1, round(THREAD_ROUNDS[kind, n] * scale))
         total = 0
-        for _ in range(repeat):
-            for threads in (1, 2):
-                _, total, dt, _ = measure(kind, n, threads)
-                best[threads] = min(best[threads], dt)
-        r1, r2 = total / best[1], total / best[2]
-        print(f"{kind:8s} {n:3d} nodes: 1 thread {r1 / 1e6:6.2f} M, 2 threads {r2 / 1e6:6.2f} M "
-              f"node-cycles/s (wall) = {r2 / r1:4.2f}x")
+
+        def run(threads):
+            nonlocal total
+            stats: dict = {}
+            _, total, dt, dc = measure(kind, n, threads, rounds, stats, handoff_waits)
+            return dt, (f"{kind} {n} nodes, {total / 1e6:.1f} M node-cycles in {dt:.3f} s wall, "
+                        f"{dc:.3f} s CPU = {total / dt / 1e6:.1f} M/s; {summary(stats)}")
+
+        best, med = alternate(run, repeat)
+        print(f"{kind:8s} {n:3d} nodes: 1 thread {total / best[1] / 1e6:6.2f} M, 2 threads "
+              f"{total / best[2] / 1e6:6.2f} M node-cycles/s (best wall of {repeat}) = "
+              f"{best[1] / best[2]:4.2f}x (median {med[1] / med[2]:4.2f}x)", flush=True)
 
 
 if __name__ == "__main__":
-    if "--threads" in sys.argv[1:]:
-        threads_table()
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", action="store_true",
+                    help="the THREADED runs on 1 and 2 threads, alternated, with the ratio")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="THREAD_ROUNDS times this (--threads; default 1)")
+    add_options(ap)
+    a = ap.parse_args()
+    check_options(ap, a)
+    if not a.scale > 0:
+        ap.error("--scale must be above 0")
+    if a.threads:
+        threads_table(a.repeat, a.scale, a.handoff_waits)
         sys.exit(0)
     for kind in ("compute", "ring"):
         for n in SIZES[kind]:

@@ -6,7 +6,7 @@ second of the run, host calls included).
 
     python benchmarks/bench_train.py [PATTERNS]     print the table (default 16)
     python benchmarks/bench_train.py [PATTERNS] --columns   the same, mapping columns
-    python benchmarks/bench_train.py --threads [PATTERNS]     40 nodes, 1 and 2 threads
+    python benchmarks/bench_train.py --threads [PATTERNS]     40 nodes, 1 and 2 threads: the ratio
     python benchmarks/bench_train.py --breakdown [PATTERNS]   where a pattern's host time goes
     pytest benchmarks/bench_train.py --benchmark-only
 
@@ -26,6 +26,7 @@ import pytest
 from rapsim.compiler.parser import parse_file
 from rapsim.compiler.train import measure
 from rapsim.config import MachineConfig
+from rapsim.threadstats import add_options, alternate, check_options, summary
 
 SPEECH = os.path.join(os.path.dirname(__file__), "..", "examples", "speech.net")
 NODES = (4, 16, 40, 64)
@@ -34,13 +35,28 @@ PUBLISHED = {20: "200-300 MCPS, 30-60 MCUPS", 40: "574 MCPS, 106 MCUPS"}
 
 
 def point(nodes: int, patterns: int = 16, threads: int = 1, mapping: str | None = None,
-          eval_mapping: str | None = None) -> dict:
+          eval_mapping: str | None = None, stats: dict | None = None,
+          handoff_waits: int | None = None) -> dict:
+    """One point; ``stats``, if given, is filled with the run's
+    ``thread_stats()`` (what the host threads did) and its CPU seconds;
+    ``handoff_waits``: that tuning of the threads (Simulator.handoff_waits)
+    instead of the default."""
     net = parse_file(SPEECH)
-    t0 = time.perf_counter()
+    sims = []
+
+    def attach(sim):
+        sims.append(sim)
+        if handoff_waits is not None:
+            sim.handoff_waits = handoff_waits
+
+    t0, c0 = time.perf_counter(), time.process_time()
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
                   test_patterns=patterns, threads=threads, mapping=mapping,
-                  eval_mapping=eval_mapping)
+                  eval_mapping=eval_mapping, instrument=attach)
     wall = time.perf_counter() - t0
+    if stats is not None:
+        stats.update(sims[-1].thread_stats())
+        stats["cpu_s"] = time.process_time() - c0
     p = res.performance.to_dict()
     return {"nodes": nodes, "mcps": p["mcps"], "mcups": p["mcups"],
             "mcps_pct": p["mcps_percent_of_peak"], "mcups_pct": p["mcups_percent_of_peak"],
@@ -118,8 +134,15 @@ def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
                 served["calls"] += 1
         sim._serve = timed          # (the instance's: Simulator._run calls self._serve)
 
+    sims = []
+
+    def attach(sim):
+        sims.append(sim)
+        instrument(sim)
+
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
-                  test_patterns=patterns, threads=threads, instrument=instrument)
+                  test_patterns=patterns, threads=threads, instrument=attach)
+    threads_done = sims[-1].thread_stats()
     t = res.totals
     per = res.performance.train.patterns
     stalls = t["stalls"]
@@ -135,7 +158,8 @@ def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
             "ring_wait_fraction": (stalls["ring_read"] + stalls["ring_write"])
             / (res.cycles * nodes),
             "host_ns_per_instruction": 1e9 * (res.host_seconds - served["seconds"])
-            / t["instructions"]}
+            / t["instructions"],
+            "threads_done": threads_done}
 
 
 def test_speech_mlp_40_nodes_breakdown(benchmark):
@@ -148,14 +172,21 @@ def test_speech_mlp_40_nodes_breakdown(benchmark):
         pytest.approx(r["host_s_per_pattern"])
 
 
-def threads_table(patterns: int, repeat: int = 3) -> None:
-    """40 nodes, 1 and 2 threads alternated: the best host seconds per pattern."""
-    best = {1: float("inf"), 2: float("inf")}
-    for _ in range(repeat):
-        for threads in (1, 2):
-            best[threads] = min(best[threads], point(40, patterns, threads)["host_s_per_pattern"])
+def threads_table(patterns: int, repeat: int = 3, handoff_waits: int | None = None) -> None:
+    """40 nodes, 1 and 2 threads alternated: every run (wall and CPU seconds,
+    the load before it, what the threads did), then the best and median host
+    seconds per pattern and their ratio."""
+    def run(threads):
+        st: dict = {}
+        r = point(40, patterns, threads, stats=st, handoff_waits=handoff_waits)
+        return r["host_s_per_pattern"], (f"{r['host_s_per_pattern']:.4f} host s/pattern, "
+                                         f"{r['wall_s']:.2f} s wall, {st['cpu_s']:.2f} s CPU; "
+                                         f"{summary(st)}")
+
+    best, med = alternate(run, repeat)
     print(f"40 nodes, {patterns} training patterns: host s/pattern 1 thread {best[1]:.4f}, "
-          f"2 threads {best[2]:.4f} ({best[1] / best[2]:.2f}x)")
+          f"2 threads {best[2]:.4f} (best of {repeat}) = {best[1] / best[2]:.2f}x "
+          f"(median {med[1] / med[2]:.2f}x)")
 
 
 def main(patterns: int, mapping: str | None = None) -> None:
@@ -185,6 +216,13 @@ def breakdown_table(patterns: int) -> None:
               f"({b['host_ns_per_instruction']:.1f} host ns each), "
               f"{b['ring_words_per_pattern']:.0f} ring words, ring waits "
               f"{100 * b['ring_wait_fraction']:.1f}% of node-cycles")
+        st = b["threads_done"]
+        per = b["patterns"]
+        print(f"    per pattern: {st['calls'] / per:.1f} core calls, "
+              f"{st['thread_starts'] / per:.2f} threads started, "
+              f"{st['meetings'] / per:.2f} meetings; node-cycles on one thread "
+              f"{(st['cycles_single'] + st['cycles_serial']) / per:.0f}, in parallel "
+              f"{st['cycles_parallel'] / per:.0f}; {summary(st)}")
 
 
 if __name__ == "__main__":
@@ -197,12 +235,14 @@ if __name__ == "__main__":
     mode.add_argument("--threads", action="store_true", help="40 nodes, 1 and 2 threads")
     mode.add_argument("--breakdown", action="store_true", help="where a pattern's host time goes")
     ap.add_argument("--columns", action="store_true", help="the table with mapping columns")
+    add_options(ap)
     a = ap.parse_args()
     if a.patterns is not None and a.patterns < 1:
         ap.error("PATTERNS must be at least 1")
+    check_options(ap, a)
     if a.breakdown:
         breakdown_table(a.patterns or 8)
     elif a.threads:
-        threads_table(a.patterns or 8)
+        threads_table(a.patterns or 8, a.repeat, a.handoff_waits)
     else:
         main(a.patterns or 16, "columns" if a.columns else None)

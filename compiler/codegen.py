@@ -715,7 +715,8 @@ class _Gen:
                 self.copy_input(self.prefetch)
             else:
                 self.out_of_line.append(prefetch.receive(self, self.prefetch, "pfi"))
-        for name in (names[::-1] if tick else names):
+        fuse = None     # (layer, connect): the layer's all-gather left to that product
+        for i, name in enumerate(names[::-1] if tick else names):
             lp = p.layers[name]
             e.comment(f"forward: {name} ({lp.kind}, {lp.layer.size} units)")
             if self.training:
@@ -743,7 +744,13 @@ class _Gen:
                         first = False
                         continue
                     x = self.hot(src.act, cp)
-                    if cp.kind == "full":
+                    if cp.kind == "full" and fuse is not None and fuse[1] is cp:
+                        e.call("_ring_allgather_mxv", [Addr(x), self.off_table(src), net, W,
+                                                       rows, b],
+                               comment=f"all-gather {x} streamed into {cp.connect.name}: "
+                                       f"y = W x (overlap on)")
+                        fuse = None
+                    elif cp.kind == "full":
                         e.call("_mxv", [net, W, Addr(x), rows, Imm(src.layer.size), b],
                                comment=f"{cp.connect.name}: y = W x")
                         if src.name == self.prefetch and not self.training:
@@ -789,12 +796,19 @@ class _Gen:
             if lp.gathered and gathers is not None:
                 gathers.append(lp)
             elif lp.gathered:
-                self.gather(lp, lp.act)
+                cp = self.fused_gather(lp, names[i + 1] if i + 1 < len(names) else None, part)
+                if cp is None:
+                    self.gather(lp, lp.act)
+                else:
+                    fuse = (lp, cp)
             if lp.blist is not None:
                 e.call("_vactive", [Addr(lp.blist.name), Addr(lp.act.name), Imm(lp.layer.size)],
                        comment=f"{name}: the index list of its active units")
             if self.training:
                 self.hook("after_forward", name)
+        if fuse is not None:
+            raise RapError(f"internal error: the all-gather of {fuse[0].name} was left to "
+                           f"{fuse[1].connect.name}, which was not generated")
         for args in softmax:
             e.call("_vsoftmax_ring", list(args), comment="softmax: maximum and sum over the ring")
         if not exchange:
@@ -965,6 +979,47 @@ class _Gen:
         if p.overlap == "ring":
             seen = {r["layer"] for r in p.overlap_report}
             p.overlap_report.extend(r for r in self.overlap_report() if r["layer"] not in seen)
+
+    def fused_gather(self, lp: LayerPlan, nxt: str | None, part: str | None):
+        """overlap on: the connect whose product the all-gather of ``lp``'s
+        activations streams into (``_ring_allgather_mxv``, its result the
+        bits of the all-gather followed by ``_mxv``), or None: the next
+        layer of the forward pass has a full connect from ``lp`` as its
+        first product, nothing runs in between (no behaviour, host hook or
+        active-unit list, no on-chip stage copy), and the model predicts
+        the fused kernel no slower (rapsim.compiler.overlap.gather_fusion).
+        The outcome, with the reason where the pair stays, goes to the
+        plan's gather_report."""
+        p = self.p
+        if p.overlap != "ring" or self.grid is not None or self.data or part is not None \
+                or self.hybrid or not self.split(lp):
+            return None
+        why, cp = "no full connect's product from it comes next in the forward pass", None
+        first = self.incoming(nxt) if nxt is not None else []
+        if first and not any(c.by_source for c in first):
+            cp = first[0]
+            nlp = p.layers[nxt]
+            buf, stage = lp.act, p.stage
+            if cp.connect.src != lp.name or cp.kind != "full" or cp.sparse is not None \
+                    or cp.columns:
+                cp = None
+            elif cp.binary:
+                why = "its product's source is a binary layer"
+            elif lp.blist is not None or p.network.behaviours or p.host_hooks:
+                why = "an active-unit list, behaviours or host hooks run in between"
+            elif buf.staged and stage is not None and buf.words <= stage.words \
+                    and nlp.split.max_rows >= 2:
+                why = "its activations are copied to the on-chip stage for the product"
+            else:
+                from rapsim.compiler.overlap import gather_fusion
+                why = gather_fusion(lp.split.off, buf.region or "sram", p.collectives,
+                                    nlp.split.max_rows, cp.weights.region or "sram")
+        if not any(r["layer"] == lp.name for r in p.gather_report):
+            p.gather_report.append({"layer": lp.name, "collective": "allgather",
+                                    "overlapped": not why,
+                                    "product": cp.connect.name if cp is not None else None,
+                                    "reason": why})
+        return cp if not why else None
 
     def overlapped_rs(self, name: str, cp: ConnectPlan, after: str | None,
                       part: str | None) -> bool:

@@ -321,6 +321,10 @@ class Plan:
     #: with an update or left blocking and why (set by codegen:
     #: ``{"layer", "overlapped", "during", "reason"}``; docs/compiler.md)
     overlap_report: list = field(default_factory=list)
+    #: overlap ring: each forward all-gather, streamed into the next layer's
+    #: product (``_ring_allgather_mxv``) or left blocking and why:
+    #: ``{"layer", "collective", "overlapped", "product", "reason"}``
+    gather_report: list = field(default_factory=list)
     #: --collectives: "auto", "chain" or "rotation" (rapsim.compiler.collectives;
     #: set by compile_network), and the choice made for each layer's
     #: all-gather and reduce-scatter (set by codegen: ``{"layer", "collective",

@@ -12,6 +12,14 @@ attribute, overridden by ``--overlap`` on ``rap cc``, ``rap train`` and
 * ``dma`` (the C30's DMA moving the ring words) is refused with the reason
   (docs/compiler.md, "Open issues").
 
+With ``on``, a forward all-gather that feeds the next layer's product could
+also stream into it (``_ring_allgather_mxv``, firmware/overlap.asm: the same
+bits as the all-gather followed by ``_mxv``): :func:`gather_fusion` says
+where, from firmware/costs.py's model, and why not elsewhere -- measured,
+the fused kernel is slower than the two calls on every shape tried
+(docs/compiler.md, "Overlapped collectives"), so the model keeps the
+blocking pair and rap cc/train print the reason.
+
 Where ``--collectives`` would call the rotation for a reduce-scatter and
 its formula is below the fused chain's, the reduce-scatter stays a
 blocking rotation (:func:`rotation_instead`): the choice per layer is made
@@ -86,13 +94,57 @@ def rotation_instead(off, region: str, collectives: str, momentum: bool) -> str:
             f"chain's reduce-scatter ({fused:.0f})")
 
 
+def region_kind(region: str | None) -> str:
+    """A buffer's region as the cost model names it ("chip", "sram", "dram")."""
+    return "chip" if region in ("ram0", "ram1", "chip") else (region or "sram")
+
+
+def gather_fusion(off, region: str, collectives: str, rows: int, weights: str) -> str:
+    """Why the forward all-gather over the slice table ``off`` (a vector in
+    ``region``) should not stream into the next layer's product of ``rows``
+    rows a node at most (weights in ``weights``): "" when
+    ``_ring_allgather_mxv`` is predicted no slower than ``_ring_allgather``
+    followed by ``_mxv`` (firmware/costs.py), else the reason.  Where
+    --collectives takes a rotation the words do not reach a node in column
+    order, so no fusion gives the blocking pair's bits (docs/compiler.md)."""
+    from rapsim.compiler.collectives import choose
+    from rapsim.firmware.costs import (ALGMV_MAX_ROWS, COLLECTIVES, DEFAULT_ACCESS, KERNELS,
+                                       allgather_mxv_extra)
+    c = choose("allgather", off, region, collectives)
+    if c.plan is not None:
+        return (f"the all-gather is a rotation ({c.routine}): its words do not reach a node "
+                f"in column order, so the product cannot follow them bit for bit")
+    if rows > ALGMV_MAX_ROWS:
+        return (f"{rows} rows a node, more than the fused kernel's {ALGMV_MAX_ROWS} "
+                f"accumulators (R2, R3)")
+    if rows < 1:
+        return "no node has a row of the product"
+    N, V = len(off) - 1, off[-1]
+    s = max(b - a for a, b in zip(off, off[1:]))
+    x = region_kind(region)
+    pair = (COLLECTIVES["_ring_allgather"].cycles(V, s, N, DEFAULT_ACCESS[x], x == "chip")
+            + KERNELS["_mxv"].cycles({"y": "chip", "W": region_kind(weights), "x": x,
+                                      "rows": rows, "cols": V, "b": "sram"}, DEFAULT_ACCESS))
+    fused = pair + allgather_mxv_extra(rows, s, N)
+    if fused > pair:
+        return (f"the fused all-gather and product ({fused:.0f} cycles predicted) is slower "
+                f"than the two calls ({pair:.0f})")
+    return ""
+
+
 def report_lines(report: list[dict]) -> list[str]:
-    """The lines rap cc and rap train print for a plan's overlap_report:
-    each reduce-scatter of the backward pass, overlapped with an update or
-    left blocking and why (never silently: docs/compiler.md)."""
+    """The lines rap cc and rap train print for a plan's overlap_report (and
+    gather_report): each reduce-scatter of the backward pass, overlapped
+    with an update or left blocking and why, and each forward all-gather
+    streamed into a product or not and why (never silently:
+    docs/compiler.md)."""
     out = []
     for r in report:
-        if r["overlapped"]:
+        if r.get("collective") == "allgather":
+            out.append(f"overlap ring: the all-gather of {r['layer']} "
+                       + (f"streams into the product of {r['product']}" if r["overlapped"]
+                          else f"stays blocking: {r['reason']}"))
+        elif r["overlapped"]:
             out.append(f"overlap ring: the reduce-scatter of {r['layer']} runs during the "
                        f"update of {r['update']}")
         else:

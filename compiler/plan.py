@@ -42,7 +42,8 @@ import numpy as np
 from rapsim.config import MachineConfig
 from rapsim.errors import RapError
 from rapsim.firmware.costs import (CHAINS, COLLECTIVES, KERNELS, SOFTMAX_PARTS, SOFTMAX_TOKENS,
-                                   SUBRING_CHAIN, _leading, rs_general_path, token_chain)
+                                   SUBRING_CHAIN, _leading, allgather_mxv_extra,
+                                   rs_general_path, token_chain)
 
 from .codegen import FLOAT_REGS, INT_REGS, Addr, Imm, Var, _Emitter, _Gen
 from .lower import lower
@@ -431,6 +432,15 @@ class _Pricer:
             cycles = rs + (0.0 if fn == "_ring_reduce_scatter" else COLLECTIVES[
                 "_ring_allgather"].cycles(V, s, n, self.access[x], x == "chip",
                                           sizes.count(0), _leading(sizes)))
+        if fn == "_ring_allgather_mxv":     # and the product of the slowest node's rows
+            y, W = (self.region(self._values(regs.get(r))[0]) for r in ("AR4", "AR5"))
+            rows = self._values(regs.get("AR6"))
+            if not all(isinstance(r, int) for r in rows):
+                raise PlanError(f"{fn}: its rows are computed at run time")
+            b = self.region(self._values(regs.get("IR0"))[0])
+            cycles += KERNELS["_mxv"].cycles({"y": y, "W": W, "x": x, "rows": max(rows),
+                                              "cols": V, "b": b}, self.access) \
+                + allgather_mxv_extra(max(rows), s, n)
         if fn == "_ring_rs_mxout":          # and the update of the slowest node's rows
             W = self.region(self._values(regs.get("AR4"))[0])
             rows = self._values(regs.get("IR0"))

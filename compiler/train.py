@@ -92,6 +92,9 @@ class TrainResult:
     frame_outputs: np.ndarray | None = None
     #: overlap ring: each reduce-scatter, overlapped or blocking and why (Plan.overlap_report)
     overlap_report: list = field(default_factory=list)
+    #: overlap ring: each forward all-gather, streamed into a product or
+    #: blocking and why (Plan.gather_report)
+    gather_report: list = field(default_factory=list)
     #: each layer's all-gather and reduce-scatter: chain or rotation, and the
     #: cycles of both (Plan.collective_report; rapsim.compiler.collectives)
     collectives: list = field(default_factory=list)
@@ -149,6 +152,7 @@ class TrainResult:
         }
         if self.overlap != "off":       # each reduce-scatter: overlapped, or blocking and why
             out["overlap_collectives"] = self.overlap_report
+            out["overlap_gathers"] = self.gather_report
         out["collectives"] = self.collectives
         return out
 
@@ -413,6 +417,7 @@ def run_program(program: Program, config: MachineConfig, train_set: PatternData,
                        state, sched.stats, mapping, n_valid, program.plan.overlap,
                        pipe, frames, host.frame_outputs if framed else None,
                        list(program.plan.overlap_report),
+                       gather_report=list(program.plan.gather_report),
                        collectives=list(program.plan.collective_report))
 
 

@@ -415,7 +415,32 @@ COLLECTIVES: dict[str, Collective] = {
     "_ring_rs_mxout": Collective(lambda V, s, N, a, chip, empty=0, leading=0:
                                  _reduce_scatter(V, s, N, a, chip) - (V - s) + 130,
                                  "firmware.md 10: _mxout + reduce-scatter - (V - slice) + 130"),
+    # overlap on: the forward all-gather streamed into the next layer's
+    # product (_ring_allgather_mxv, firmware/overlap.asm); the model adds
+    # the slowest node's _mxv (rows x V) and allgather_mxv_extra(rows, s, N)
+    # to this: the fused kernel is the two calls plus its own costs, never
+    # less (measured on 4-64 nodes: tests/firmware/test_fw_costs.py)
+    "_ring_allgather_mxv": Collective(_allgather,
+                                      "overlap.asm: all-gather + _mxv + rows (s + 2) + 90 + 1.2 N"),
 }
+
+#: _ring_allgather_mxv's fast path takes at most this many rows a node: the
+#: parallel MPYF3 || ADDF3 adds into R2 or R3 only (TMS320C3x User's Guide,
+#: 13.2), one accumulator a row (firmware/overlap.asm)
+ALGMV_MAX_ROWS = 2
+
+
+def allgather_mxv_extra(rows: int, s: int, N: int) -> float:
+    """The cycles _ring_allgather_mxv takes beyond _ring_allgather followed
+    by _mxv (``rows`` the slowest node's rows, ``s`` the largest slice, N
+    the nodes): its set-up before the first words move (some 90 cycles more
+    than the all-gather's, the product's set-up included), the last s + 2
+    columns of each row multiplied after the ring's last word (the own
+    slice goes at the chain's speed, its columns follow in lap 2), and about
+    1.2 cycles a node of the chain (each node's switch waits for one more
+    multiply-accumulate).  Measured against the two calls on V = 512, 4-64
+    nodes (docs/bench.md, "Issue 14"): 79-347 cycles more, never less."""
+    return rows * (s + 2) + 90 + 1.2 * N
 
 
 # -- chains: when each node joins and leaves a collective ------------------------------

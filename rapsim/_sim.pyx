@@ -89,6 +89,31 @@ HOST_THREADS = bool(RAP_HAVE_THREADS)
 RUN_SLICE = 1 << 20
 
 
+def split_groups_of(instret, int nthreads):
+    """The node groups run_machine_threads would make for nodes that have run
+    ``instret`` instructions each, on ``nthreads`` threads: the group of each
+    node (core/schedule.pxi, split_groups; tests and docs)."""
+    cdef int count = len(instret), i
+    cdef Node* nodes
+    cdef int* group
+    if not 1 <= nthreads <= count:
+        raise ValueError(f"1..{count} groups, not {nthreads}")
+    nodes = <Node*>calloc(count, sizeof(Node))
+    group = <int*>calloc(count, sizeof(int))
+    try:
+        if nodes == NULL or group == NULL:
+            raise MemoryError("cannot allocate the groups")
+        for i in range(count):
+            if instret[i] < 0:
+                raise ValueError("instruction counts are at least 0")
+            nodes[i].instret = instret[i]
+        split_groups(nodes, count, nthreads, group)
+        return [group[i] for i in range(count)]
+    finally:
+        free(nodes)
+        free(group)
+
+
 cdef void reset_node(Node* n) noexcept nogil:
     cdef int i
     for i in range(32):
@@ -171,6 +196,11 @@ cdef class Machine:
     cdef Link* links
     cdef readonly int count
     cdef int serial     # the last threaded call ended in rounds over every node (schedule.pxi)
+    cdef ThreadStats tstats     # what running the nodes cost the host (thread_stats)
+    #: hand-off waits in a row after which a thread asks the others to meet
+    #: and run a ring-bound phase on one thread (schedule.pxi, worker_wait;
+    #: 0: never); a tuning of the host threads, never of a result
+    cdef public int handoff_waits
 
     def __cinit__(self, int count, uint32_t sram_words, uint32_t dram_words, waits,
                   int64_t hostcall_cycles):
@@ -189,6 +219,7 @@ cdef class Machine:
         if self.nodes == NULL or self.links == NULL:
             raise MemoryError("cannot allocate the machine")
         self.count = count
+        self.handoff_waits = HANDOFF_WAITS_PER_NODE * count
         for i in range(count):
             n = &self.nodes[i]
             if alloc_node_memory(n, sram_words, dram_words) != 0:
@@ -344,6 +375,7 @@ cdef class Machine:
         cdef int64_t budget
         cdef int64_t slice_ = RUN_SLICE
         cdef int nthreads
+        cdef int64_t c0, i0
         cdef cnp.ndarray[cnp.int32_t, ndim=1] o
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
@@ -364,17 +396,49 @@ cdef class Machine:
                 nthreads = 1            # probes stop runs per instruction: one thread
             with nogil:
                 ev = -1
+                self.tstats.calls += 1
                 if nthreads > 1:
                     ev = run_machine_threads(self.nodes, self.count, limit, quantum, &o[0],
-                                             nthreads, &who, &budget, &self.serial)
+                                             nthreads, &who, &budget, &self.serial,
+                                             &self.tstats, self.handoff_waits)
                 if ev < 0:
+                    c0 = node_cycles(self.nodes, self.count)
+                    i0 = node_instructions(self.nodes, self.count)
                     ev = run_machine(self.nodes, self.count, limit, quantum, &o[0], &who, &budget)
+                    self.tstats.cycles_single += node_cycles(self.nodes, self.count) - c0
+                    self.tstats.instr_single += node_instructions(self.nodes, self.count) - i0
             if ev != EV_YIELD:
                 return EVENTS[ev], who
             who = self._probe_hit()
             if who >= 0:
                 return "probe", who
             PyErr_CheckSignals()        # Ctrl-C: KeyboardInterrupt, the machine stays as it is
+
+    def thread_stats(self):
+        """What running the nodes has cost the host since the machine was
+        made (or reset_thread_stats): core calls, threaded calls, threads
+        started, the threads' meetings and their rounds over every node,
+        sleeps on the condition variable, node-cycles simulated on one
+        thread, in those rounds and by the groups in parallel, and host
+        clocks (wall ns in the rounds and waiting, CPU ns of the calling
+        thread and of the threads started) -- ThreadStats, schedule.pxi.
+        None of it is a simulated figure: it depends on ``threads``."""
+        t = self.tstats
+        return {"calls": t.calls, "threaded_calls": t.threaded_calls,
+                "thread_starts": t.thread_starts, "serial_starts": t.serial_starts,
+                "waits": t.waits, "meetings": t.meetings, "declined": t.declined,
+                "handoffs": t.handoffs, "asked": t.asked, "rounds": t.rounds,
+                "sleeps": t.sleeps,
+                "cycles_single": t.cycles_single, "cycles_serial": t.cycles_serial,
+                "cycles_parallel": t.cycles_parallel, "instr_single": t.instr_single,
+                "instr_serial": t.instr_serial, "instr_parallel": t.instr_parallel,
+                "instr_group_max": t.instr_group_max, "serial_ns": t.serial_ns,
+                "wait_ns": t.wait_ns, "caller_cpu_ns": t.caller_cpu_ns,
+                "helper_cpu_ns": t.helper_cpu_ns}
+
+    def reset_thread_stats(self):
+        """Zero thread_stats()."""
+        memset(&self.tstats, 0, sizeof(ThreadStats))
 
     cdef int _probe_any(self):
         cdef int i

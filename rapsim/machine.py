@@ -178,6 +178,34 @@ class Simulator:
         self.journal.give_up("sim.core was replaced")
         self._raw = self._core = value
 
+    def thread_stats(self) -> dict:
+        """What running the nodes has cost the host so far: core calls,
+        threads started, the threads' meetings, waits and sleeps, node-cycles
+        simulated on one thread, in the rounds over every node and by the
+        groups in parallel, wall and CPU nanoseconds (``Machine.thread_stats``,
+        core/schedule.pxi's ThreadStats; docs/performance.md, "Node groups
+        on host threads").  Host figures, not simulated ones: they depend on
+        ``threads`` and on the host, the results never do."""
+        return self._raw.thread_stats()
+
+    @property
+    def handoff_waits(self) -> int:
+        """A tuning of the host threads, never of a result (default: 2 a
+        node of the machine): after this many
+        waits in a row in which a node group did little work (a ring word
+        handed over between groups: a collective), the threads meet and run
+        the phase on one thread (core/schedule.pxi, worker_wait; 0: never,
+        the rule before; docs/performance.md, "Node groups on host
+        threads")."""
+        return self._raw.handoff_waits
+
+    @handoff_waits.setter
+    def handoff_waits(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= value <= 1 << 30:
+            raise ValueError(f"handoff_waits must be a whole number 0..{1 << 30}, not {value!r}")
+        self._raw.handoff_waits = int(value)
+
     @property
     def nodes(self) -> int:
         return self.config.nodes

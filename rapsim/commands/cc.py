@@ -246,7 +246,7 @@ def run(args) -> int:
         print("\n".join(collective_lines(prog.plan.collective_report)))
     if not args.forward_only and prog.plan.overlap != "off":
         from rapsim.compiler.overlap import report_lines
-        print("\n".join(report_lines(prog.plan.overlap_report)))
+        print("\n".join(report_lines(prog.plan.overlap_report + prog.plan.gather_report)))
     write_file(args.output, image_bytes(prog.image))
     if args.asm:
         write_file(args.asm, prog.source)

@@ -235,7 +235,7 @@ def report(result, file=None) -> None:
     if result.overlap != "off":
         from rapsim.compiler.overlap import report_lines
         con.print(f"overlap {result.overlap}: the reduce-scatters during the weight updates")
-        for line in report_lines(result.overlap_report):
+        for line in report_lines(result.overlap_report + result.gather_report):
             con.print(line, markup=False)
     con.print(f"whole run: {result.cycles} cycles = {result.simulated_seconds:.6f} simulated s; "
               f"{result.host_seconds:.2f} host s ({1e3 * result.host_seconds_per_pattern:.2f} "

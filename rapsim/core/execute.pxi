@@ -260,6 +260,12 @@ cdef int step(Node* n) noexcept nogil:
     cdef int rpts_was = n.rpts
     cdef int64_t dma_delay = 0
 
+    # a single ring access: its own path (ring_step_lean, ringfast.pxi)
+    if n.probe == NULL and rpts_was == 0 and not n.periph_on:
+        err = ring_step_lean(n)
+        if err >= 0:
+            return err
+
     # -- on-chip peripherals: catch the timers and the DMA up (periph.pxi)
     if n.periph_on:
         err = periph_before(n)

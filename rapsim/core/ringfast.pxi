@@ -405,3 +405,163 @@ cdef inline int rotation_turn(Node* n, int64_t limit, int64_t* budget) noexcept 
         n.wait_reads = 1
         ring_lean_park(n, r, ST_RING_WRITE)
     return 1
+
+
+# Single ring accesses (issue 16, the training run's collectives): an
+# instruction that is not repeated by RPTS -- straight code or an RPTB body
+# (the reduce-scatter's ``ADDF3 *AR0, *AR2++, R0`` / ``STF R0, *AR0``, the
+# scalar collectives' ``LDF *AR0, R0`` and ``STF R0, *AR0``) -- with one
+# indirect operand on RING_DATA (read or written) and at most one other
+# indirect operand on plain memory.  step() ran every such access, and every
+# retry after a ring wait, with its general checks and its loops over the
+# operands.  ring_step_lean() runs step()'s stages in step()'s order with
+# step()'s functions (the fetch and its counters, conflict_stall,
+# ind_address, ring_read_ready / ring_write_ready, ring_take, the
+# operation's handler -- a ring write goes through store_op at c.t_ring --,
+# retire()), so every cycle, stall and access counter, register and memory
+# word is step()'s.  It is used from step() itself (one dispatch line,
+# execute.pxi) when no probe is attached (a probed node is the general path
+# the tests compare with), no peripheral is on and no RPTS runs; anything
+# else (a direct operand, two ring operands, RING_STAT, RING_FWD, the
+# host-call register, a peripheral, an unmapped address, an instruction a
+# delay slot may not hold (guide 7.2), an interrupt to take (guide 7.6)) is
+# found before anything changes and left to step().  A wait parks the node
+# as step()'s ring_wait() does, and keeps the decode (Node.rdec, lean ==
+# 2): a waiting node does not move, so the retry uses it instead of
+# decoding again.
+
+cdef inline int ring_single_decode(Node* n, Decoded* d, RingDec* r) noexcept nogil:
+    """The decode stage of step() for ring_step_lean's form, into r (no ARn
+    is changed yet); 0 if the instruction is not of that form."""
+    cdef int k, i, rg
+    cdef uint32_t a
+    if not d.access or d.naddr == 0 or d.naddr > 2:
+        return 0
+    r.rd = -1
+    r.wr = -1
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        if d.o[i].kind == RAP_K_DIR:
+            return 0
+        a = ind_address(n, &d.o[i], &r.newar[i])
+        r.ea[i] = a
+        if a == RAP_RING_DATA:
+            if r.rd >= 0 or r.wr >= 0:
+                return 0            # two ring operands: step()
+            if (d.addr_w >> k) & 1:
+                r.wr = i
+            else:
+                r.rd = i
+            r.rgs[i] = RG_RINGIO
+        else:
+            rg = region_of(n, a)
+            if rg >= RG_RINGIO:
+                return 0
+            r.rgs[i] = rg
+    if r.rd < 0 and r.wr < 0:
+        return 0
+    r.stall = conflict_stall(n, d.uses, n.cycle) if d.uses else 0
+    r.cycle = n.cycle
+    r.lean = 2
+    return 1
+
+
+cdef int ring_step_lean(Node* n) noexcept nogil:
+    """step() for a single ring access of the form above, under the caller's
+    conditions (no probe, no peripheral on, n.rpts == 0).  Returns the node
+    status, or -1 if the instruction is not of this form (nothing changed:
+    step() runs it)."""
+    cdef Decoded* d
+    cdef Decoded* page
+    cdef RingDec* r = &n.rdec
+    cdef Ctx c
+    cdef uint32_t pc = n.pc
+    cdef int fetch_rg = RG_NONE, frg = RG_NONE, k, i, err, fwd, in_slot
+    cdef int64_t t, t_read, t_ring, when
+    if n.pend_valid:
+        # a retry: the instruction kept by ring_wait(), fetched before
+        d = &n.pend_ins
+        fetch_rg = n.pend_fetch_rg
+        if not (r.valid and r.lean == 2 and r.cycle == n.cycle) \
+                and not ring_single_decode(n, d, r):
+            return -1
+    else:
+        if (n.r[RAP_REG_ST] & ST_GIE) and (n.r[RAP_REG_IF] & n.r[RAP_REG_IE] & 0x7FF) \
+                and n.dslots == 0:
+            return -1               # step() takes the interrupt (guide 7.6)
+        frg = region_of(n, pc)
+        if frg >= RG_RINGIO:
+            return -1
+        # pre-decoded where it was fetched (else step() decodes it: decoded_at)
+        page = n.dcache[(pc & 0xFFFFFF) >> DPAGE_BITS]
+        if page == NULL:
+            return -1
+        d = &page[pc & (DPAGE_WORDS - 1)]
+        if d.valid != 1 or not ring_single_decode(n, d, r):
+            return -1
+    in_slot = n.dslots > 0
+    if in_slot and d.timing != RAP_T_STD and d.timing != RAP_T_INTERLOCK:
+        return -1                   # step() reports it
+    r.valid = 0
+    if frg != RG_NONE:
+        # -- the fetch (step(): counted at the first try only)
+        n.acc_fetch[frg] += 1
+        if frg > RG_DRAM or not cache_fetch(n, pc):
+            fetch_rg = frg
+    # -- the ring tests of step(): the read at t_read, the write at t_ring
+    t = n.cycle + r.stall
+    t_read = t
+    t_ring = t
+    fwd = 0
+    if r.rd >= 0:
+        fwd = n.fwd_count > 0
+        if not ring_read_ready(n.rin, t, &when):
+            r.valid = 1
+            return ring_wait(n, d, fetch_rg, ST_RING_READ)
+        t_read = when
+        t_ring = when
+    if r.wr >= 0 or fwd:
+        if not ring_write_ready(n.rout, t_ring, &when):
+            n.wait_t = t
+            n.wait_reads = r.rd >= 0
+            r.valid = 1
+            return ring_wait(n, d, fetch_rg, ST_RING_WRITE)
+        t_ring = when
+    n.pend_valid = 0
+    # -- read memory operands, in step()'s order
+    acc_clear(&c.acc)
+    if fetch_rg != RG_NONE:
+        acc_add(n, &c.acc, fetch_rg)
+    for k in range(d.naddr):
+        i = d.addr_op[k]
+        c.ea[i] = r.ea[i]
+        c.rgs[i] = r.rgs[i]
+        if (d.addr_w >> k) & 1:
+            continue
+        if i == r.rd:
+            c.mv[i] = ring_take(n.rin, t_ring)
+            n.ring_received += 1
+            if fwd:
+                ring_put(n.rout, c.mv[i], t_ring)
+                n.fwd_count -= 1
+                n.ring_forwarded += 1
+        else:
+            c.mv[i] = word_ptr(n, r.ea[i], r.rgs[i])[0]
+        n.acc_read[r.rgs[i]] += 1
+        acc_add(n, &c.acc, r.rgs[i])
+    # -- keep ARn updates, in commit order (see step())
+    for k in range(d.naddr):
+        if (d.addr_u >> k) & 1:
+            i = d.addr_op[k]
+            n.r[RAP_REG_AR0 + d.o[i].reg] = r.newar[i]
+    # -- execute (a ring write goes through store_op at c.t_ring), retire
+    c.d = d
+    c.pc = pc
+    c.nextpc = pc + 1
+    c.t_ring = t_ring
+    c.hostcall = 0
+    err = d.fh(n, &c)
+    if err:
+        return fail(n, err, pc, d.word, n.err_addr)
+    retire(n, &c, r.stall, t, t_read, t_ring, 0, in_slot, 0)
+    return n.status

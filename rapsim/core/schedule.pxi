@@ -161,6 +161,56 @@ cdef inline int earlier_stop(Node* nodes, int i, int best) noexcept nogil:
         (nodes[i].cycle == nodes[best].cycle and i < best)
 
 
+cdef struct ThreadStats:
+    # What running the nodes cost the host, summed over a machine's calls
+    # (Machine.thread_stats; the Machine owns it, reset_thread_stats zeroes
+    # it).  The counts are the proxies of the threads' cost that a loaded
+    # host does not disturb much; the *_ns fields are host clocks.  Nothing
+    # here is read by a scheduling decision.
+    int64_t calls            # core calls (run_machine or run_machine_threads)
+    int64_t threaded_calls   # ... of them with the nodes split over threads
+    int64_t thread_starts    # host threads started (pthread_create)
+    int64_t serial_starts    # threaded calls that began with the rounds over every node
+    int64_t meetings         # the threads met (every group stuck): rounds over every node
+    int64_t declined         # every thread waited but a node could move: no meeting
+    int64_t handoffs         # waits after a stretch of little work (a ring word's hand-off)
+    int64_t asked            # meetings asked for a ring-bound phase (Machine.handoff_waits)
+    int64_t rounds           # passes over every node in those rounds
+    int64_t sleeps           # a waiting thread slept on the condition variable
+    int64_t waits            # a thread's group could not move: it waited (worker_wait)
+    int64_t cycles_single    # node-cycles simulated in one-thread calls
+    int64_t cycles_serial    # ... in the rounds over every node of threaded calls (one thread)
+    int64_t cycles_parallel  # ... by the groups in parallel
+    int64_t instr_single     # simulated instructions run in one-thread calls
+    int64_t instr_serial     # ... in the rounds over every node of threaded calls
+    int64_t instr_parallel   # ... by the groups in parallel
+    int64_t instr_group_max  # sum over threaded calls of the most any one group ran in
+                             # parallel: (single + serial + this) is the instructions on the
+                             # longest thread, a bound on the speed-up the host can see
+    int64_t serial_ns        # wall time in the rounds over every node
+    int64_t wait_ns          # wall time threads spent waiting (spinning or asleep), summed
+    int64_t caller_cpu_ns    # CPU time of the calling thread in threaded calls
+    int64_t helper_cpu_ns    # CPU time of the threads started, summed
+
+
+cdef int64_t node_cycles(Node* nodes, int count) noexcept nogil:
+    """The sum of every node's clock (ThreadStats' node-cycles)."""
+    cdef int64_t t = 0
+    cdef int i
+    for i in range(count):
+        t += nodes[i].cycle
+    return t
+
+
+cdef int64_t node_instructions(Node* nodes, int count) noexcept nogil:
+    """The sum of every node's instructions (ThreadStats' instructions)."""
+    cdef int64_t t = 0
+    cdef int i
+    for i in range(count):
+        t += <int64_t>nodes[i].instret
+    return t
+
+
 cdef struct Sched:
     # One call of run_machine: the nodes, the knobs, the pending stop and its
     # horizon; with node groups on host threads also what the threads share
@@ -186,6 +236,13 @@ cdef struct Sched:
     int serial              # the last round over every node ran short turns (global_rounds)
     rap_mutex_t mu          # threads that wait for a round over every node sleep on cv
     rap_cond_t cv
+    ThreadStats* st         # the machine's figures (run_machine_threads), or NULL
+    int64_t moves           # passes of a group that moved a node (worker_loop)
+    int want_meet           # a thread asked the others to meet (a ring-bound phase)
+    int* group              # each node's group (threaded calls)
+    int64_t* gserial        # instructions of each group's nodes in the rounds over every node
+    int handoff_waits       # hand-off waits in a row that ask for a meeting (0: never)
+    void* workers           # the threads' Worker records (nthreads of them)
 
 
 cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t quantum,
@@ -212,6 +269,13 @@ cdef void sched_init(Sched* s, Node* nodes, int count, int64_t limit, int64_t qu
     s.who = -1
     s.rotated = 0
     s.serial = 0
+    s.st = NULL
+    s.moves = 0
+    s.want_meet = 0
+    s.group = NULL
+    s.gserial = NULL
+    s.handoff_waits = 0
+    s.workers = NULL
     for i in range(count):
         if stop_event(nodes[i].status) >= 0 and earlier_stop(nodes, i, s.pending):
             s.pending = i
@@ -320,6 +384,13 @@ cdef int sched_pass(Sched* s, int32_t* order, int norder, int* progress, int* ac
             budget[0] -= spent
             if spent >= chunk and st == ST_RUNNING:
                 coarse[0] += 1
+                if 2 * coarse[0] >= s.count:
+                    # half the nodes compute: the rounds over every node hand
+                    # back to the groups whatever the other nodes do
+                    # (global_rounds), so they are left to the groups
+                    progress[0] = 1
+                    active[0] += 1
+                    return -1
         else:
             st = run_node(n, lim, budget) if n.probe == NULL else probed_runner(n, lim, budget)
         if n.instret != before or n.p.dma_acc != before_dma:
@@ -470,10 +541,21 @@ cdef int run_machine(Node* nodes, int count, int64_t limit, int64_t quantum, int
 
 cdef enum:
     # a node's turn in the rounds over every node; when half the nodes run
-    # whole turns, the machine goes back to its groups in parallel
-    SERIAL_CHUNK = 256
+    # whole turns, the machine goes back to its groups in parallel (64: the
+    # round that finds the nodes computing again runs little on one thread;
+    # a ring-bound phase's turns are a few instructions)
+    SERIAL_CHUNK = 64
     # spins of a waiting thread between two sched_yield()
     SPINS_PER_YIELD = 64
+    # meetings a thread declines in a row for a stale wait (worker_wait)
+    DECLINE_TRIES = 32
+    # instructions a node between two waits of its group below which the
+    # second wait is a ring word's hand-off (worker_wait)
+    HANDOFF_WORK = 8
+    # hand-off waits in a row after which a thread asks to meet, per node of
+    # the machine (the default of Machine.handoff_waits: an all-gather hands
+    # each group fewer words than there are nodes; 0 never asks)
+    HANDOFF_WAITS_PER_NODE = 2
 
 
 cdef struct Worker:
@@ -486,6 +568,19 @@ cdef struct Worker:
     int norder
     int64_t budget          # instructions this thread may run before the call yields
     rap_thread_t tid
+    # this thread's figures (ThreadStats), summed into the machine's at the end
+    int64_t wait_ns         # in worker_wait, the rounds over every node included
+    int64_t global_ns       # ... of which running those rounds
+    int64_t cpu_ns
+    int64_t sleeps
+    int64_t waits
+    int64_t declined
+    int64_t pass_moves      # Sched.moves when this thread's last pass began
+    int declines            # meetings this thread declined in a row (worker_wait)
+    int64_t budget_mark     # budget at this thread's last wait: the work since is the difference
+    int64_t handoffs
+    int64_t asked
+    int handoff_run         # hand-off waits in a row
     char pad1[64]
 
 
@@ -500,11 +595,16 @@ cdef inline void sched_request_stop(Sched* s, int ev) noexcept nogil:
 cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
     """Could a node of w's group move now?  (Read only: a hint for a waiting
     thread; the pass that follows decides.)"""
+    return could_move(s, w.order, w.norder)
+
+
+cdef int could_move(Sched* s, int32_t* order, int norder) noexcept nogil:
+    """Could a node of order[0..norder) move now (a pass would run it)?"""
     cdef int j
     cdef Node* n
     cdef int64_t h = rap_load64(&s.horizon)
-    for j in range(w.norder):
-        n = &s.nodes[w.order[j]]
+    for j in range(norder):
+        n = &s.nodes[order[j]]
         if n.status == ST_RUNNING:
             if n.cycle < h:
                 return 1
@@ -517,11 +617,25 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
     """Rounds over every node, by this thread alone (see above): -1 to go back
     to the groups in parallel (nodes ran whole turns: s.serial is 0), else
     the call's event."""
+    cdef int r, i
+    cdef int64_t c0 = node_cycles(s.nodes, s.count), t0 = rap_now_ns()
+    for i in range(s.count):
+        s.gserial[s.group[i]] -= <int64_t>s.nodes[i].instret
+    r = global_rounds_run(s, w)
+    for i in range(s.count):
+        s.gserial[s.group[i]] += <int64_t>s.nodes[i].instret
+    s.st.cycles_serial += node_cycles(s.nodes, s.count) - c0
+    s.st.serial_ns += rap_now_ns() - t0
+    return r
+
+
+cdef int global_rounds_run(Sched* s, Worker* w) noexcept nogil:
     cdef int r, progress, active, coarse
     while True:
         progress = 0
         active = 0
         coarse = 0
+        s.st.rounds += 1
         if sched_pass(s, s.order, s.count, &progress, &active, &w.budget, SERIAL_CHUNK,
                       &coarse) == EV_YIELD or w.budget <= 0:
             return EV_YIELD
@@ -534,10 +648,50 @@ cdef int global_rounds(Sched* s, Worker* w) noexcept nogil:
             return r
 
 
+cdef int stale_wait(Sched* s) noexcept nogil:
+    """Did a group move a node since some thread's last pass began?  (Under
+    s.ctl, with every thread waiting.)"""
+    cdef Worker* ws = <Worker*>s.workers
+    cdef int64_t m = rap_load64(&s.moves)
+    cdef int g
+    for g in range(s.nthreads):
+        if ws[g].pass_moves != m:
+            return 1
+    return 0
+
+
 cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
     """w's group cannot move: wait until a neighbour group changes something
     it waits for, or -- the last thread to get here -- run the rounds over
     every node (see above) while the others sleep."""
+    cdef int64_t t0 = rap_now_ns()
+    cdef int64_t work = w.budget_mark - w.budget
+    w.waits += 1
+    w.budget_mark = w.budget
+    # A group that waits again after little work -- some, but fewer than
+    # HANDOFF_WORK instructions a node since its last wait -- waits for ring words its
+    # neighbour group hands over one or two at a time: a ring-bound phase
+    # (a collective), where every word that crosses a group boundary costs a
+    # hand-off between threads.  After handoff_waits such waits in a row the
+    # thread asks the others to meet, and the rounds over every node run the
+    # phase on one thread until the nodes compute again (global_rounds).
+    if work == 0:
+        pass                        # woken for nothing (another group's move): no news
+    elif work < HANDOFF_WORK * w.norder:
+        w.handoffs += 1
+        w.handoff_run += 1
+        if s.handoff_waits > 0 and w.handoff_run >= s.handoff_waits \
+                and not rap_load32(&s.want_meet):
+            rap_store32(&s.want_meet, 1)
+            w.asked += 1
+            w.handoff_run = 0
+    else:
+        w.handoff_run = 0
+    worker_wait_run(s, w)
+    w.wait_ns += rap_now_ns() - t0
+
+
+cdef void worker_wait_run(Sched* s, Worker* w) noexcept nogil:
     cdef int epoch, r, spins = 0
     rap_spin_lock(&s.ctl)
     if s.stop:
@@ -545,10 +699,32 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
         return
     epoch = s.epoch
     s.nstuck += 1
+    if s.nstuck == s.nthreads and w.declines < DECLINE_TRIES and not s.want_meet \
+            and stale_wait(s):
+        # Not a meeting (yet): a group moved since a waiting thread's pass
+        # began (s.moves), so that pass may have missed a ring word or room
+        # its neighbour group gave it -- the race of two passes that end at
+        # once.  That thread sees s.moves change in its wait loop and goes
+        # back to its passes; so does this one.  Before this check such a
+        # race sent the machine to the rounds over every node, on one
+        # thread, until the nodes computed again (ThreadStats: declined).
+        # After DECLINE_TRIES in a row the meeting is held all the same: the
+        # other thread has no core (a loaded host), and this one runs the
+        # rounds over every node rather than wait for it.
+        s.nstuck -= 1
+        rap_spin_unlock(&s.ctl)
+        w.declined += 1
+        w.declines += 1
+        return
+    w.declines = 0
     if s.nstuck == s.nthreads:
         rap_store32(&s.in_global, 1)
+        rap_store32(&s.want_meet, 0)
         rap_spin_unlock(&s.ctl)
+        s.st.meetings += 1
+        w.global_ns -= rap_now_ns()
         r = global_rounds(s, w)
+        w.global_ns += rap_now_ns()
         rap_spin_lock(&s.ctl)
         s.nstuck = 0
         if r >= 0 and not s.stop:
@@ -568,10 +744,13 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
         if rap_load32(&s.in_global):
             rap_mutex_lock(&s.mu)
             while rap_load32(&s.in_global) and rap_load32(&s.epoch) == epoch:
+                w.sleeps += 1
                 rap_cond_wait(&s.cv, &s.mu)
             rap_mutex_unlock(&s.mu)
             continue
-        if group_could_move(s, w):
+        if rap_load32(&s.want_meet):
+            pass                    # stay: a meeting was asked for
+        elif rap_load64(&s.moves) != w.pass_moves or group_could_move(s, w):
             rap_spin_lock(&s.ctl)
             if s.epoch == epoch and not s.in_global and not s.stop:
                 s.nstuck -= 1
@@ -588,21 +767,61 @@ cdef void worker_wait(Sched* s, Worker* w) noexcept nogil:
 cdef void* worker_main(void* arg) noexcept nogil:
     cdef Worker* w = <Worker*>arg
     cdef Sched* s = w.s
+    cdef int64_t cpu0 = rap_thread_cpu_ns()
+    worker_loop(w, s)
+    w.cpu_ns = rap_thread_cpu_ns() - cpu0
+    return NULL
+
+
+cdef void worker_loop(Worker* w, Sched* s) noexcept nogil:
     cdef int progress, active
     while not rap_load32(&s.stop):
         progress = 0
         active = 0
+        w.pass_moves = rap_load64(&s.moves)
         if sched_pass(s, w.order, w.norder, &progress, &active, &w.budget) == EV_YIELD:
             sched_request_stop(s, EV_YIELD)
             break
-        if not progress:
+        if progress:
+            rap_add64(&s.moves, 1)
+            w.declines = 0
+            if rap_load32(&s.want_meet):
+                worker_wait(s, w)   # another thread asked to meet
+        else:
             worker_wait(s, w)
-    return NULL
+
+
+cdef void split_groups(Node* nodes, int count, int nthreads, int* group) noexcept nogil:
+    """group[i]: the group of node i.  Contiguous groups (node numbers in
+    ring order), at least one node each, that share out the instructions
+    the nodes have run so far (Node.instret, a simulated counter: the same
+    split for the same simulated state) as evenly as contiguity allows --
+    so that a node group whose nodes run more (a layer's units not divided
+    evenly by the node count, node 0's extra work) is smaller.  With every
+    node at the same count (a new machine, an SPMD kernel) group g starts
+    at node g*count/nthreads rounded, halves down."""
+    cdef int64_t total = 0, cum = 0
+    cdef int i, g = 0, first = 0
+    for i in range(count):
+        total += nodes[i].instret + 1
+    # node i goes to the group its middle falls in: the group g whose share
+    # [g*total/n, (g+1)*total/n) holds cum + weight/2 -- within the bounds
+    # that leave every group (this one and the ones after) a node
+    for i in range(count):
+        while g < nthreads - 1 and i > first and \
+                (2 * cum + nodes[i].instret + 1) * nthreads >= 2 * (g + 1) * total:
+            g += 1
+            first = i
+        if g < nthreads - 1 and count - i == nthreads - 1 - g and i > first:
+            g += 1                  # one node left for each group still to come
+            first = i
+        group[i] = g
+        cum += nodes[i].instret + 1
 
 
 cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quantum,
                              int32_t* order, int nthreads, int* who, int64_t* budget,
-                             int* serial) noexcept nogil:
+                             int* serial, ThreadStats* st, int handoff_waits) noexcept nogil:
     """run_machine with the nodes split into nthreads contiguous groups
     (2 <= nthreads <= count), each on its own host thread (see above); the
     same results and counters.  -1 if a thread cannot be started or memory
@@ -614,36 +833,48 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
     when they find the nodes running whole turns (a host call in a
     ring-bound phase costs no thread start); out, whether this call ended
     so.  Only the simulated state decides it (the turns nodes run), and no
-    result depends on it."""
+    result depends on it.  st: the machine's figures, added to."""
     cdef Sched s
     cdef Worker* ws
     cdef int32_t* orders
     cdef int g, i, j, k, r, started = 0, failed = 0
     cdef int* group
+    cdef int64_t* gstart
+    cdef int64_t* gserial
+    cdef int64_t worst
+    cdef int64_t c0 = node_cycles(nodes, count), serial0 = st.cycles_serial
+    cdef int64_t cpu0 = rap_thread_cpu_ns()
     sched_init(&s, nodes, count, limit, quantum, order)
+    s.st = st
     ws = <Worker*>calloc(nthreads, sizeof(Worker))
     orders = <int32_t*>calloc(count, sizeof(int32_t))
     group = <int*>calloc(count, sizeof(int))
-    if ws == NULL or orders == NULL or group == NULL:
+    gstart = <int64_t*>calloc(2 * nthreads, sizeof(int64_t))
+    if ws == NULL or orders == NULL or group == NULL or gstart == NULL:
         free(ws)
         free(orders)
         free(group)
+        free(gstart)
         return -1
+    gserial = &gstart[nthreads]
     s.threaded = 1
     s.nthreads = nthreads
+    s.workers = ws
+    s.handoff_waits = handoff_waits
     rap_mutex_init(&s.mu)
     rap_cond_init(&s.cv)
-    # group g holds nodes [g*count/nthreads, (g+1)*count/nthreads)
-    for g in range(nthreads):
-        for i in range(<int>((<int64_t>g * count) // nthreads),
-                       <int>((<int64_t>(g + 1) * count) // nthreads)):
-            group[i] = g
+    split_groups(nodes, count, nthreads, group)
+    s.group = group
+    s.gserial = gserial
+    for i in range(count):
+        gstart[group[i]] += <int64_t>nodes[i].instret
     k = 0
     for g in range(nthreads):
         ws[g].s = &s
         ws[g].order = &orders[k]
         ws[g].norder = 0
         ws[g].budget = budget[0] // nthreads + 1
+        ws[g].budget_mark = ws[g].budget
         for j in range(count):
             if group[order[j]] == g:
                 orders[k] = order[j]
@@ -654,6 +885,7 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         nodes[i].rout.lock = 0
     if serial[0]:
         # go on with the rounds over every node the last call ended in
+        st.serial_starts += 1
         r = global_rounds(&s, &ws[0])
         if r >= 0:
             s.result = r
@@ -673,11 +905,35 @@ cdef int run_machine_threads(Node* nodes, int count, int64_t limit, int64_t quan
         rap_thread_join(&ws[g].tid)
     for i in range(count):
         nodes[i].rout.shared = 0
+    st.threaded_calls += 1
+    st.thread_starts += started
+    st.cycles_parallel += node_cycles(nodes, count) - c0 - (st.cycles_serial - serial0)
+    st.caller_cpu_ns += rap_thread_cpu_ns() - cpu0
+    # each group's instructions outside the rounds over every node
+    for i in range(count):
+        gstart[group[i]] -= <int64_t>nodes[i].instret
+    worst = 0
+    for g in range(nthreads):
+        gstart[g] = -gstart[g] - gserial[g]
+        st.instr_serial += gserial[g]
+        st.instr_parallel += gstart[g]
+        worst = i64max(worst, gstart[g])
+    st.instr_group_max += worst
+    for g in range(nthreads):
+        st.wait_ns += ws[g].wait_ns - ws[g].global_ns
+        st.sleeps += ws[g].sleeps
+        st.waits += ws[g].waits
+        st.declined += ws[g].declined
+        st.handoffs += ws[g].handoffs
+        st.asked += ws[g].asked
+        if g > 0:
+            st.helper_cpu_ns += ws[g].cpu_ns
     rap_cond_destroy(&s.cv)
     rap_mutex_destroy(&s.mu)
     free(ws)
     free(orders)
     free(group)
+    free(gstart)
     if failed and started == 0 and not serial[0]:
         return -1
     serial[0] = s.serial

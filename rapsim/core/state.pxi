@@ -167,13 +167,15 @@ cdef struct Link:
 
 
 cdef struct RingDec:
-    # The decode of an RPTS repetition over RING_DATA that had to wait
-    # (ring_rpts, ringfast.pxi): its retry reuses it, since a waiting node
-    # does not move (the same cycle, registers and instruction).
+    # The decode of an RPTS repetition over RING_DATA, or of a single ring
+    # access, that had to wait (ring_rpts, ring_step_lean: ringfast.pxi):
+    # its retry reuses it, since a waiting node does not move (the same
+    # cycle, registers and instruction).
     int valid               # 0: none (reset, a register or the PC set from the host)
     int rd                  # the operand that reads RING_DATA, or -1
     int wr                  # the operand that writes RING_DATA, or -1
-    int lean                # decoded by ring_lean_decode (ringfast.pxi): ring_rpts_lean's form
+    int lean                # 1: by ring_lean_decode (ringfast.pxi), ring_rpts_lean's form;
+                            # 2: by ring_single_decode, a single access (ring_step_lean)
     int64_t cycle           # the node's cycle when it was decoded
     int64_t stall           # its register-conflict stall (guide 8.2.2)
     uint32_t ea[6]          # effective addresses, regions and new ARn of the

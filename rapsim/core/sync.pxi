@@ -31,6 +31,8 @@ cdef extern from *:
     static void rap_cond_wait(rap_cond_t* c, rap_mutex_t* m) { }
     static void rap_cond_broadcast(rap_cond_t* c) { }
     static void rap_yield(void) { }
+    static int64_t rap_now_ns(void) { return 0; }
+    static int64_t rap_thread_cpu_ns(void) { return 0; }
     #else
     #include <pthread.h>
     #include <sched.h>
@@ -51,6 +53,19 @@ cdef extern from *:
     static void rap_cond_wait(rap_cond_t* c, rap_mutex_t* m) { pthread_cond_wait(c, m); }
     static void rap_cond_broadcast(rap_cond_t* c) { pthread_cond_broadcast(c); }
     static void rap_yield(void) { sched_yield(); }
+    #include <time.h>
+    /* the host's clocks, for the threads' own figures (Machine.thread_stats):
+       never read by a scheduling decision */
+    static int64_t rap_now_ns(void) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    }
+    static int64_t rap_thread_cpu_ns(void) {
+        struct timespec t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    }
     #endif
     #if defined(__x86_64__) || defined(__i386__)
     #define RAP_CPU_RELAX() __builtin_ia32_pause()
@@ -67,6 +82,7 @@ cdef extern from *:
     static inline void rap_store64(int64_t* p, int64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
     static inline int rap_load32(int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
     static inline void rap_store32(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline void rap_add64(int64_t* p, int64_t v) { __atomic_add_fetch(p, v, __ATOMIC_ACQ_REL); }
     """
     int RAP_HAVE_THREADS
     ctypedef struct rap_thread_t:
@@ -86,10 +102,13 @@ cdef extern from *:
     void rap_cond_wait(rap_cond_t* c, rap_mutex_t* m) noexcept nogil
     void rap_cond_broadcast(rap_cond_t* c) noexcept nogil
     void rap_yield() noexcept nogil
+    int64_t rap_now_ns() noexcept nogil
+    int64_t rap_thread_cpu_ns() noexcept nogil
     void rap_spin_lock(int* p) noexcept nogil
     void rap_spin_unlock(int* p) noexcept nogil
     int64_t rap_load64(int64_t* p) noexcept nogil
     void rap_store64(int64_t* p, int64_t v) noexcept nogil
     int rap_load32(int* p) noexcept nogil
     void rap_store32(int* p, int v) noexcept nogil
+    void rap_add64(int64_t* p, int64_t v) noexcept nogil
     void RAP_CPU_RELAX() noexcept nogil

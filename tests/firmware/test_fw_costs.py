@@ -227,20 +227,23 @@ def test_subring_reduce_formula(N, c, n):
           f"_subring_reduce N={N} c={c} n={n}")
 
 
+def _table_at(addr, off):
+    """A run's setup: the slice table ``off`` at ``addr`` on every node."""
+    def setup(sim):
+        for n in range(sim.nodes):
+            sim.write(addr, off, n)
+    return setup
+
+
 @pytest.mark.parametrize("N,V,rows", [(4, 256, 2), (16, 512, 2), (40, 520, 1), (40, 520, 2),
                                       (64, 128, 2)])
 def test_rs_mxout_formula(N, V, rows):
     """overlap on: the reduce-scatter during the update, e in SRAM, W in
     SRAM, d and x on chip: the entry plus the slowest node's _mxout."""
     off = _even(V, N)
-    OFF = SRAM3
-
-    def setup(sim):
-        for n in range(N):
-            sim.write(OFF, off, n)
     run = run_calls([Call("_ring_barrier"),
-                     Call("_ring_rs_mxout", [SRAM, OFF, SRAM2, RAM1, RAM0, rows], [0.01])],
-                    nodes=N, setup=setup)
+                     Call("_ring_rs_mxout", [SRAM, SRAM3, SRAM2, RAM1, RAM0, rows], [0.01])],
+                    nodes=N, setup=_table_at(SRAM3, off))
     s = max(b - a for a, b in zip(off, off[1:]))
     pred = (COLLECTIVES["_ring_rs_mxout"].cycles(V, s, N, 1, False)
             + KERNELS["_mxout"].cycles({"W": "sram", "d": "chip", "x": "chip", "rows": rows,
@@ -510,3 +513,26 @@ def test_empty_calls():
     run = run_calls(calls)
     for i, (fn, a) in enumerate(args):
         assert KERNELS[fn].cycles(a, DEFAULT_ACCESS) == run.cycles(i), fn
+
+
+@pytest.mark.parametrize("N,rows", [(4, [2] * 4), (8, [2] * 8), (16, [2] * 16), (16, [1] * 16),
+                                    (40, [2] * 21 + [1] * 19), (40, [1] * 40),
+                                    (64, [1] * 61 + [0] * 3)])
+def test_allgather_mxv_formula(N, rows):
+    """overlap on: the forward all-gather streamed into the product (x on
+    chip, W in SRAM, y on chip, b in SRAM; V = 512, the speech output
+    layer's shapes): the all-gather's formula plus the slowest node's _mxv
+    and allgather_mxv_extra."""
+    from rapsim.firmware.costs import allgather_mxv_extra
+    V = 512
+    off = _even(V, N)
+    run = run_calls([Call("_ring_barrier"),
+                     Call("_ring_allgather_mxv", [RAM0, SRAM3, RAM1, SRAM2, rows, SRAM])],
+                    nodes=N, setup=_table_at(SRAM3, off))
+    s = max(b - a for a, b in zip(off, off[1:]))
+    R = max(rows)
+    pred = (COLLECTIVES["_ring_allgather_mxv"].cycles(V, s, N, 1, True)
+            + KERNELS["_mxv"].cycles({"y": "chip", "W": "sram", "x": "chip", "rows": R,
+                                      "cols": V, "b": "sram"}, DEFAULT_ACCESS)
+            + allgather_mxv_extra(R, s, N))
+    _near(pred, run.span(1), 0.05, 60, f"_ring_allgather_mxv N={N} rows={R}")

@@ -5,7 +5,8 @@ threads) and with a probe attached (an armed breakpoint never reached sends
 every instruction of every node through step(), probe.pxi) gives identical
 events, counters, registers and memory -- for all-gathers with forwarding,
 reads with a store, reads with a plain-memory read (the ring operand first
-or second), reads and writes in one instruction, repeated writes,
+or second), reads and writes in one instruction, repeated writes (alone,
+with a plain-memory read or with a store),
 forwards combined with a write (an error), RING_STAT in a repetition (left
 to step()), back-pressure, deadlocks, board hops and cycle limits that cut
 a repetition run."""
@@ -50,13 +51,20 @@ BODIES = {
     # (ring_rpts_lean and rotation_turn, ringfast.pxi)
     "read_add": "ADDI3 *AR1, *AR6++, R1",
     "add_read": "ADDI3 *AR6--, *AR1, R1",
+    # a ring write with a plain-memory read or write (the collectives'
+    # injections, ring_rpts_lean's write form)
+    "inject": "LDI *AR6++, R1\n     || STI R1, *AR1",
+    "write_store": "STI R5, *AR1\n     || STI R5, *AR6++",
 }
 
 
-def _program(writes: int, fwd: int, body: str, count: int, rounds: int, delay: int) -> str:
-    # node k waits k * delay cycles before each ring phase, so that words
-    # and room on the links come late for some and early for others
-    return _START + f"""
+def ring_program(writes: int, fwd: int, phase: str, rounds: int, delay: int,
+                 start: str = _START) -> str:
+    """``rounds`` ring phases of an SPMD program: node k waits k * delay
+    cycles before each (so that words and room on the links come late for
+    some and early for others), writes ``writes`` words, sets RING_FWD to
+    ``fwd`` and runs ``phase`` (assembly lines)."""
+    return start + f"""
         LDI     {rounds - 1}, AR4
 outer:  LDI     @3, R0
         MPYI    {delay}, R0
@@ -65,11 +73,15 @@ outer:  LDI     @3, R0
 """ + "".join("        STI     R5, *AR1\n" for _ in range(writes)) + f"""
         LDI     {fwd}, R0
         STI     R0, @2          ; RING_FWD
-        RPTS    {count}
-        {BODIES[body]}
+{phase}
         ADDI    1, R5
         DBU     AR4, outer
 """ + EPILOGUE
+
+
+def _program(writes: int, fwd: int, body: str, count: int, rounds: int, delay: int) -> str:
+    return ring_program(writes, fwd, f"        RPTS    {count}\n        {BODIES[body]}", rounds,
+                        delay)
 
 
 def _run(src: str, nodes: int, limit: int | None, probed: bool, threads: int, hop: int) -> dict:
@@ -77,6 +89,24 @@ def _run(src: str, nodes: int, limit: int | None, probed: bool, threads: int, ho
                     threads=threads)
     sim.load(build_text(src))
     return run_snapshot(sim, probed, limit)
+
+
+def equal_to_general_path(src: str, nodes: int, limit: int | None, threads: int,
+                          hop: int) -> dict:
+    """Run ``src`` plainly (on ``threads`` host threads) and probed (every
+    instruction through step()); require the same outcome.  Returns the
+    plain run's snapshot."""
+    plain = _run(src, nodes, limit, False, threads, hop)
+    general = _run(src, nodes, limit, True, 1, hop)
+    if plain["event"] == "error":
+        # a probed machine keeps its other nodes as run at a stop (machine-model.md,
+        # "Stops"): compare the error and the node that made it
+        assert plain["messages"][0] == general["messages"][0]
+        who = int(plain["messages"][0].split(":")[0].split()[1])
+        assert plain["nodes"][who] == general["nodes"][who]
+    else:
+        assert plain == general
+    return plain
 
 
 @settings(max_examples=40, deadline=None)
@@ -91,17 +121,8 @@ def _run(src: str, nodes: int, limit: int | None, probed: bool, threads: int, ho
        threads=st.sampled_from([1, 2]), hop=st.sampled_from([1, 3]), delay=st.integers(0, 9))
 def test_ring_repetitions_equal_general_path(nodes, body, writes, fwd, count, rounds, limit,
                                              threads, hop, delay):
-    src = _program(writes, fwd, body, count, rounds, delay)
-    plain = _run(src, nodes, limit, False, threads, hop)
-    general = _run(src, nodes, limit, True, 1, hop)
-    if plain["event"] == "error":
-        # a probed machine keeps its other nodes as run at a stop (machine-model.md,
-        # "Stops"): compare the error and the node that made it
-        assert plain["messages"][0] == general["messages"][0]
-        who = int(plain["messages"][0].split(":")[0].split()[1])
-        assert plain["nodes"][who] == general["nodes"][who]
-    else:
-        assert plain == general
+    equal_to_general_path(_program(writes, fwd, body, count, rounds, delay), nodes, limit,
+                          threads, hop)
 
 
 @pytest.mark.parametrize("body", ["read_store", "read_add", "add_read"])
