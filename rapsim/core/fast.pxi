@@ -351,6 +351,13 @@ cdef inline int64_t rpts_bulk_reads(Node* n, Ctx* c, int64_t K, int64_t t0, int6
         r2 = d.o[2].reg
         r5 = d.o[5].reg
         sub = d.op == RAP_OP_MPYF_P_SUBF
+        if r3 == r2 and r4 == r5 and r2 != r5:
+            # the accumulating form (matrix.asm's mv_row): registers in locals
+            if sub:                     # (the operation as a constant in each copy)
+                mpyf_addsubf_run(n, p[k], s0, p[1 - k], s1, K, r2, r5, 1)
+            else:
+                mpyf_addsubf_run(n, p[k], s0, p[1 - k], s1, K, r2, r5, 0)
+            j = K
         while j < K:
             mpyf_addsubf_mm(n, p[k][s0 * j], p[1 - k][s1 * j], r4, r3, r2, r5, sub)
             j += 1
@@ -362,7 +369,7 @@ cdef inline int64_t rpts_bulk_reads(Node* n, Ctx* c, int64_t K, int64_t t0, int6
         if d.op == RAP_OP_MPYF_P_ADDF:
             mpyf_par_addsubf(n, c, 0)   # the dot product's step, without the dispatch
         else:
-            err[0] = execute_op(n, c)
+            err[0] = d.fh(n, c)         # (its own handler: execute_op's body without the dispatch)
             if err[0]:
                 break
         j += 1
@@ -463,7 +470,7 @@ cdef int64_t rpts_bulk(Node* n, int64_t limit, int64_t* budget) noexcept nogil:
             if d.op == RAP_OP_MPYF_P_ADDF:
                 mpyf_par_addsubf(n, &c, 0)  # the dot product's step, without the dispatch
             else:
-                err = execute_op(n, &c)
+                err = d.fh(n, &c)       # (its own handler, e.g. _mxtv's MPYF3 || STF)
                 if err:
                     break
             j += 1

@@ -74,23 +74,11 @@ cdef inline F40 short_to_f40(uint32_t s) noexcept nogil:
     return fmake(e, (s & 0xFFF) << 20)
 
 
-cdef inline F40 fnormalize(int32_t e, int64_t M, uint32_t* fl) noexcept nogil:
-    """Normalise M (|value| < 4), then check exponent overflow (saturate,
-    V/LV) and underflow (exact zero, UF/LUF) -- guide 5.5, figure 5-17."""
-    cdef int k
-    if M == 0:
-        fl[0] |= ST_Z
-        return fzero()
-    if M >= (<int64_t>1 << 32) or M < -(<int64_t>1 << 32):
-        M >>= 1
-        e += 1
-        if M >= (<int64_t>1 << 32) or M < -(<int64_t>1 << 32):
-            M >>= 1
-            e += 1
-    elif M < (<int64_t>1 << 31) and M >= -(<int64_t>1 << 31):
-        k = rap_clz64(<uint64_t>(M ^ (M >> 63))) - 32
-        M = M << k
-        e -= k
+cdef F40 fnormalize_range(int32_t e, int64_t M, uint32_t* fl) noexcept nogil:
+    """fnormalize()'s rare case: a normalised M whose exponent is out of
+    range.  Overflow saturates to the most positive or negative value with
+    V/LV; underflow gives 0 with UF/LUF and N of the infinitely precise
+    result (guide 5.5, figure 5-17; 13-28)."""
     if e > 127:
         fl[0] |= ST_V | ST_LV
         if M >= 0:
@@ -98,14 +86,45 @@ cdef inline F40 fnormalize(int32_t e, int64_t M, uint32_t* fl) noexcept nogil:
             return fmake(127, 0x7FFFFFFF)
         fl[0] |= ST_N
         return fmake(127, 0x80000000u)
-    if e < -127:
-        # underflow: 0 with UF/LUF; N and Z of the infinitely precise result
-        fl[0] |= ST_UF | ST_LUF
-        if M < 0:
-            fl[0] |= ST_N
-        return fzero()
+    fl[0] |= ST_UF | ST_LUF
     if M < 0:
         fl[0] |= ST_N
+    return fzero()
+
+
+cdef inline F40 fnormalize(int32_t e, int64_t M, uint32_t* fl) noexcept nogil:
+    """Normalise M (|value| < 4), then check exponent overflow (saturate,
+    V/LV) and underflow (exact zero, UF/LUF) -- guide 5.5, figure 5-17.
+
+    The common cases first (issue 16): t = (M >> 31) ^ (sign of M) is 1
+    when M is normalised (the sign repeated down to bit 32, bit 31 its
+    complement), 2 or 3 after a carry out of an addition or a product
+    >= 2 (one right shift), 4 or more only for MPYF's -2 x -2 (two: |M| <=
+    2**33 from every caller), 0 after a cancellation or for zero (a left
+    shift by the leading sign bits).  The exponent range -127..127 is one
+    unsigned compare; N is the sign of M.  Bit-identical to shifting one
+    place at a time (tests/sim/test_float.py checks every operation
+    against tests/sim/c3xref.py, written from the guide)."""
+    cdef int k
+    cdef int64_t t = (M >> 31) ^ (M >> 63)
+    if t != 1:
+        if t > 1:
+            if t < 4:
+                M >>= 1
+                e += 1
+            else:
+                M >>= 2
+                e += 2
+        elif M == 0:
+            fl[0] |= ST_Z
+            return fzero()
+        else:
+            k = rap_clz64(<uint64_t>(M ^ (M >> 63))) - 32
+            M = M << k
+            e -= k
+    if <uint32_t>(e + 127) > 254u:
+        return fnormalize_range(e, M, fl)
+    fl[0] |= (<uint32_t>(<uint64_t>M >> 63)) * ST_N
     return fmake(e, fpack(M))
 
 

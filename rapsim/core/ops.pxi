@@ -216,6 +216,38 @@ cdef inline void mpyf_addsubf_mm(Node* n, uint32_t w0, uint32_t w1, int s4, int 
     set_flags(n, (fl | fl2) & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
 
 
+cdef inline void mpyf_addsubf_run(Node* n, uint32_t* pa, int64_t sa, uint32_t* pb, int64_t sb,
+                                  int64_t K, int rp, int racc, int sub) noexcept nogil:
+    """K repetitions of the dot product's step in its accumulating form,
+    ``MPYF3 *ARm, *ARn, Rp || ADDF3 Rp, Racc, Racc`` (or SUBF3: Racc - Rp),
+    Rp and Racc distinct: each repetition adds the previous product and
+    multiplies the next words (pa, pb, moving by sa and sb words), exactly
+    as K calls of mpyf_addsubf_mm() -- every operand read before either
+    part writes (guide 13.2) -- but with the two registers kept in locals.
+    Each repetition's flags replace N Z V UF by its V and UF and latch LV
+    and LUF (mpyf_addsubf_mm's set_flags), so after K of them ST holds the
+    last one's V and UF, N = Z = 0, and LV / LUF if any set them."""
+    cdef F40 prod = reg_f(n, rp), acc = reg_f(n, racc), nxt
+    cdef uint32_t fl, fl2, last = 0, lat = 0
+    cdef int64_t j
+    if K <= 0:
+        return
+    for j in range(K):
+        fl = 0
+        fl2 = 0
+        nxt = fmpy(single_to_f40(pa[0]), single_to_f40(pb[0]), &fl)
+        acc = faddsub(acc, prod, sub, &fl2)
+        prod = nxt
+        last = fl | fl2
+        lat |= last
+        pa += sa
+        pb += sb
+    write_f(n, rp, prod)
+    write_f(n, racc, acc)
+    set_flags(n, last & (ST_V | ST_UF | ST_LV | ST_LUF), M_LOGIC)
+    n.r[RAP_REG_ST] |= lat & (ST_LV | ST_LUF)
+
+
 # --- operations with their own fast-path handler (Decoded.fh, fast_handler below)
 # Called by execute_op() and, without its dispatch, by the fast path.
 
@@ -759,6 +791,8 @@ cdef enum:
     FORM_R = 0      # two-operand form: register source, R0-R7 destination
     FORM_I = 1      # two-operand form: immediate source, R0-R7 destination
     FORM_RR = 2     # three-operand form: two register sources, R0-R7 destination
+    FORM_RM = 3     # float three-operand form: register operand 0, memory operand 1
+    FORM_MR = 4     # ... memory operand 0, register operand 1 (float_form)
 
 
 cdef inline int operand_form(Decoded* d) noexcept nogil:
@@ -977,8 +1011,13 @@ cdef inline int float_form(Decoded* d) noexcept nogil:
             return FORM_I
         if freg(&d.o[0]):
             return FORM_R
-    elif d.nops == 3 and freg(&d.o[0]) and freg(&d.o[1]) and freg(&d.o[2]):
-        return FORM_RR
+    elif d.nops == 3 and freg(&d.o[2]):
+        if freg(&d.o[0]) and freg(&d.o[1]):
+            return FORM_RR
+        if freg(&d.o[0]) and (d.src_mem & 3) == 2:
+            return FORM_RM          # e.g. the weight update's ADDF3 R0, *AR2++, R1
+        if freg(&d.o[1]) and (d.src_mem & 3) == 1:
+            return FORM_MR
     return -1
 
 
@@ -989,12 +1028,25 @@ cdef inline F40 flt_src0(Node* n, Decoded* d, int form) noexcept nogil:
     return reg_f(n, d.o[0].reg)
 
 
+cdef inline F40 flt_opnd(Node* n, Ctx* c, int i, int form) noexcept nogil:
+    """Operand i (0 or 1) of a three-operand float form: the single read
+    from memory (FORM_RM's operand 1, FORM_MR's operand 0) or the register."""
+    if (form == FORM_RM and i == 1) or (form == FORM_MR and i == 0):
+        return single_to_f40(c.mv[i])
+    return reg_f(n, c.d.o[i].reg)
+
+
 cdef inline void op_flt2_form(Node* n, Ctx* c, int op, int form) noexcept nogil:
-    """op_flt2() for FORM_R, FORM_I and FORM_RR: operand 1 (op) operand 0."""
+    """op_flt2() for FORM_R, FORM_I, FORM_RR, FORM_RM and FORM_MR: operand
+    1 (op) operand 0."""
     cdef Decoded* d = c.d
     cdef uint32_t fl = 0
-    cdef F40 fr = flt_op(op, reg_f(n, d.o[1].reg), flt_src0(n, d, form), &fl)
-    wflt(n, d.o[2].reg if form == FORM_RR else d.o[1].reg, fr, fl)
+    cdef F40 fr
+    if form == FORM_RM or form == FORM_MR:
+        fr = flt_op(op, flt_opnd(n, c, 1, form), flt_opnd(n, c, 0, form), &fl)
+    else:
+        fr = flt_op(op, reg_f(n, d.o[1].reg), flt_src0(n, d, form), &fl)
+    wflt(n, d.o[1].reg if form <= FORM_I else d.o[2].reg, fr, fl)
 
 cdef int fh_addf_r(Node* n, Ctx* c) noexcept nogil:
     op_flt2_form(n, c, RAP_OP_ADDF, FORM_R)
@@ -1032,6 +1084,30 @@ cdef int fh_mpyf_rr(Node* n, Ctx* c) noexcept nogil:
     op_flt2_form(n, c, RAP_OP_MPYF, FORM_RR)
     return 0
 
+cdef int fh_addf_rm(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_ADDF, FORM_RM)
+    return 0
+
+cdef int fh_addf_mr(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_ADDF, FORM_MR)
+    return 0
+
+cdef int fh_subf_rm(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_SUBF, FORM_RM)
+    return 0
+
+cdef int fh_subf_mr(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_SUBF, FORM_MR)
+    return 0
+
+cdef int fh_mpyf_rm(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_MPYF, FORM_RM)
+    return 0
+
+cdef int fh_mpyf_mr(Node* n, Ctx* c) noexcept nogil:
+    op_flt2_form(n, c, RAP_OP_MPYF, FORM_MR)
+    return 0
+
 cdef inline void op_cmpf_form(Node* n, Ctx* c, int form) noexcept nogil:
     """op_cmpf() for FORM_R and FORM_I (the destination is only read)."""
     cdef uint32_t fl = 0
@@ -1063,15 +1139,63 @@ cdef int fh_ldf_i(Node* n, Ctx* c) noexcept nogil:
 cdef FastOp float_form_handler(int op, int form) noexcept nogil:
     """The handler of a float operation in a simple operand form, or NULL."""
     if op == RAP_OP_ADDF:
-        return fh_addf_i if form == FORM_I else (fh_addf_r if form == FORM_R else fh_addf_rr)
+        return fh_addf_i if form == FORM_I else (fh_addf_r if form == FORM_R else (
+            fh_addf_rr if form == FORM_RR else (fh_addf_rm if form == FORM_RM else fh_addf_mr)))
     if op == RAP_OP_SUBF:
-        return fh_subf_i if form == FORM_I else (fh_subf_r if form == FORM_R else fh_subf_rr)
+        return fh_subf_i if form == FORM_I else (fh_subf_r if form == FORM_R else (
+            fh_subf_rr if form == FORM_RR else (fh_subf_rm if form == FORM_RM else fh_subf_mr)))
     if op == RAP_OP_MPYF:
-        return fh_mpyf_i if form == FORM_I else (fh_mpyf_r if form == FORM_R else fh_mpyf_rr)
-    if op == RAP_OP_CMPF and form != FORM_RR:
+        return fh_mpyf_i if form == FORM_I else (fh_mpyf_r if form == FORM_R else (
+            fh_mpyf_rr if form == FORM_RR else (fh_mpyf_rm if form == FORM_RM else fh_mpyf_mr)))
+    if op == RAP_OP_CMPF and form <= FORM_I:
         return fh_cmpf_i if form == FORM_I else fh_cmpf_r
-    if op == RAP_OP_LDF and form != FORM_RR:
+    if op == RAP_OP_LDF and form <= FORM_I:
         return fh_ldf_i if form == FORM_I else fh_ldf_r
+    return NULL
+
+
+# ADDF3 SUBF3 MPYF3 || STF with one register and one memory source (the
+# weight update's MPYF3 R3, *AR1++, R0 || STF R1, *AR0++): par_store()'s
+# body with the operation and the sources' kinds as constants.
+
+cdef inline int par_float_form(Decoded* d) noexcept nogil:
+    """FORM_RM when the instruction is ``OPF3 Rs1, *src2, Rd || STF Rs3,
+    *dst2`` (the parallel forms' registers are R0-R7: guide 13.2, figure
+    13-4; its operand 0 is a register field, operand 1 indirect), or -1."""
+    if d.nops == 5 and d.o[0].kind == RAP_K_PREG and (d.src_mem & 3) == 2:
+        return FORM_RM
+    return -1
+
+
+cdef inline int par_storef_form(Node* n, Ctx* c, int op, int form) noexcept nogil:
+    """par_store() of ADDF3/SUBF3/MPYF3 || STF in FORM_RM: the stored
+    register read before the operation writes (guide 13.2)."""
+    cdef Decoded* d = c.d
+    cdef uint32_t fl = 0
+    cdef uint32_t sv = fsingle(n, d.o[3].reg)
+    cdef F40 fr = flt_op(op, flt_opnd(n, c, 1, form), flt_opnd(n, c, 0, form), &fl)
+    wflt(n, d.o[2].reg, fr, fl)
+    store_op(n, c, 4, sv)
+    return 0
+
+cdef int fh_mpyf_rm_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_storef_form(n, c, RAP_OP_MPYF, FORM_RM)
+
+cdef int fh_addf_rm_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_storef_form(n, c, RAP_OP_ADDF, FORM_RM)
+
+cdef int fh_subf_rm_p_stf(Node* n, Ctx* c) noexcept nogil:
+    return par_storef_form(n, c, RAP_OP_SUBF, FORM_RM)
+
+
+cdef FastOp par_float_form_handler(int op) noexcept nogil:
+    """The handler of OPF3 || STF in FORM_RM (par_float_form), or NULL."""
+    if op == RAP_OP_MPYF_P_STF:
+        return fh_mpyf_rm_p_stf
+    if op == RAP_OP_ADDF_P_STF:
+        return fh_addf_rm_p_stf
+    if op == RAP_OP_SUBF_P_STF:
+        return fh_subf_rm_p_stf
     return NULL
 
 
@@ -1121,6 +1245,10 @@ cdef FastOp fast_handler(Decoded* d) noexcept nogil:
     form = float_form(d)
     if form >= 0:
         fh = float_form_handler(op, form)
+        if fh != NULL:
+            return fh
+    if par_float_form(d) >= 0:
+        fh = par_float_form_handler(op)
         if fh != NULL:
             return fh
     if op == RAP_OP_ADDI:
