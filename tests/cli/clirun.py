@@ -22,7 +22,7 @@ def rap(args, monkeypatch, capsys):
     traceback or an internal error."""
     rc = rap_main([str(a) for a in args], monkeypatch)
     cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err
+    assert "Traceback" not in cap.err and "internal error" not in cap.err, cap.err
     return rc, cap.out, cap.err
 
 

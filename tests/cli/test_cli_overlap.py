@@ -9,7 +9,7 @@ import pytest
 
 from rapsim.sweep import load_results
 
-from clirun import rap_main
+from clirun import rap
 
 NET = """
 layer x: input 6
@@ -23,13 +23,6 @@ train { rate 0.1; epochs 2; momentum 0; seed 1 }
 PATTERNS = "\n".join(" ".join(str((i * 7 + j * 3) % 5 / 4) for j in range(6)) + " | "
                      + " ".join("1" if (i + j) % 9 == 0 else "0" for j in range(9))
                      for i in range(8)) + "\n"
-
-
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err, cap.err
-    return rc, cap.out, cap.err
 
 
 @pytest.fixture

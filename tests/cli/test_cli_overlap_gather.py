@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from clirun import rap_main
+from clirun import rap
 
 NET = """
 layer x: input 6
@@ -20,13 +20,6 @@ train { rate 0.1; epochs 2; momentum 0; seed 1 }
 PATTERNS = "\n".join(" ".join(str((i * 7 + j * 3) % 5 / 4) for j in range(6)) + " | "
                      + " ".join("1" if (i + j) % 3 == 0 else "0" for j in range(3))
                      for i in range(8)) + "\n"
-
-
-def rap(args, monkeypatch, capsys):
-    rc = rap_main([str(a) for a in args], monkeypatch)
-    cap = capsys.readouterr()
-    assert "Traceback" not in cap.err and "internal error" not in cap.err, cap.err
-    return rc, cap.out, cap.err
 
 
 def test_each_forward_all_gather_is_reported(tmp_path, monkeypatch, capsys):
