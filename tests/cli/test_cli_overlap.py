@@ -20,9 +20,16 @@ connect h -> y full
 net n { input x; hidden h; output y }
 train { rate 0.1; epochs 2; momentum 0; seed 1 }
 """
-PATTERNS = "\n".join(" ".join(str((i * 7 + j * 3) % 5 / 4) for j in range(6)) + " | "
-                     + " ".join("1" if (i + j) % 9 == 0 else "0" for j in range(9))
+
+
+def patterns(outputs: int) -> str:
+    """Eight patterns of NET's 6 inputs and ``outputs`` one-hot targets."""
+    return "\n".join(" ".join(str((i * 7 + j * 3) % 5 / 4) for j in range(6)) + " | "
+                     + " ".join("1" if (i + j) % outputs == 0 else "0" for j in range(outputs))
                      for i in range(8)) + "\n"
+
+
+PATTERNS = patterns(9)
 
 
 @pytest.fixture
@@ -33,16 +40,26 @@ def files(tmp_path):
     return net, pat
 
 
-def test_train_overlap_on_is_named_and_trains_the_same(files, tmp_path, monkeypatch, capsys):
-    net, pat = files
+def train_off_on(net, pat, nodes, tmp_path, monkeypatch, capsys, *extra):
+    """``rap train`` with ``--overlap off`` and ``on``: {ov: (--json record, stdout)};
+    the weights saved to ``tmp_path/OV.npz``."""
     runs = {}
     for ov in ("off", "on"):
-        js, w = tmp_path / f"{ov}.json", tmp_path / f"{ov}.npz"
-        rc, out, err = rap(["train", net, "--data", pat, "--nodes", 4, "--overlap", ov,
-                            "--json", js, "--save", w], monkeypatch, capsys)
+        js = tmp_path / f"{ov}.json"
+        rc, out, err = rap(["train", net, "--data", pat, "--nodes", nodes, "--overlap", ov,
+                            "--json", js, "--save", tmp_path / f"{ov}.npz", *extra],
+                           monkeypatch, capsys)
         assert rc == 0, err
-        runs[ov] = json.loads(js.read_text())
+        runs[ov] = json.loads(js.read_text()), out
+    return runs
+
+
+def test_train_overlap_on_is_named_and_trains_the_same(files, tmp_path, monkeypatch, capsys):
+    net, pat = files
+    both = train_off_on(net, pat, 4, tmp_path, monkeypatch, capsys)
+    for ov, (_, out) in both.items():
         assert ("overlap ring" in out) == (ov == "on")
+    runs = {ov: js for ov, (js, _) in both.items()}
     assert runs["on"]["overlap"] == "ring" and runs["off"]["overlap"] == "off"
     assert [e["train_loss"] for e in runs["on"]["epochs"]] == \
         [e["train_loss"] for e in runs["off"]["epochs"]]
@@ -133,18 +150,41 @@ def test_a_cheaper_rotation_is_reported(tmp_path, monkeypatch, capsys):
     assert rc == 0, err
     assert "the reduce-scatter of h stays blocking: the rotation (_ring_rs_rot" in out
     assert "is cheaper than the fused chain's reduce-scatter" in out
-    runs = {}
-    for ov in ("off", "on"):
-        js = tmp_path / f"{ov}.json"
-        rc, out, err = rap(["train", net, "--data", pat, "--nodes", 64, "--overlap", ov,
-                            "--json", js], monkeypatch, capsys)
-        assert rc == 0, err
-        runs[ov] = json.loads(js.read_text())
+    runs = {ov: js for ov, (js, _) in
+            train_off_on(net, pat, 64, tmp_path, monkeypatch, capsys).items()}
     rep = runs["on"]["overlap_collectives"]
     assert len(rep) == 1 and not rep[0]["overlapped"] and "_ring_rs_rot" in rep[0]["reason"]
     assert [c["routine"] for c in runs["on"]["collectives"]] == \
         [c["routine"] for c in runs["off"]["collectives"]]
     assert "_ring_rs_rot" in [c["routine"] for c in runs["on"]["collectives"]]
     assert runs["on"]["simulated_cycles"] == runs["off"]["simulated_cycles"]
+    assert [e["train_loss"] for e in runs["on"]["epochs"]] == \
+        [e["train_loss"] for e in runs["off"]["epochs"]]
+
+
+def test_each_forward_all_gather_is_reported(tmp_path, monkeypatch, capsys):
+    """``--overlap on`` and the forward all-gather streamed into the product:
+    rap cc and rap train name each gathered layer's outcome (the blocking
+    pair kept, and why), rap train --json lists them as overlap_gathers, and
+    the training is the same as with overlap off (3 outputs: at most 2 rows a
+    node on 4 nodes, where the fused kernel applies)."""
+    net, pat = tmp_path / "n.net", tmp_path / "n.pat"
+    net.write_text(NET.replace("sigmoid 9", "sigmoid 3"))
+    pat.write_text(patterns(3))
+    rc, out, err = rap(["cc", net, "-o", tmp_path / "a.img", "-S", tmp_path / "a.s",
+                        "--nodes", 4, "--overlap", "on"], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "overlap ring: the all-gather of h stays blocking: the fused all-gather and " \
+           "product (" in out and "is slower than the two calls (" in out
+    assert "_ring_allgather_mxv" not in (tmp_path / "a.s").read_text()
+    both = train_off_on(net, pat, 4, tmp_path, monkeypatch, capsys)
+    for ov, (_, out) in both.items():
+        assert ("the all-gather of h" in out) == (ov == "on")
+    runs = {ov: js for ov, (js, _) in both.items()}
+    gathers = runs["on"]["overlap_gathers"]
+    assert [(g["layer"], g["product"], g["overlapped"]) for g in gathers] == \
+        [("h", "h->y", False)]
+    assert "slower than the two calls" in gathers[0]["reason"]
+    assert "overlap_gathers" not in runs["off"]
     assert [e["train_loss"] for e in runs["on"]["epochs"]] == \
         [e["train_loss"] for e in runs["off"]["epochs"]]
