@@ -298,3 +298,35 @@ def floats(sim: Simulator, addr: int, n: int, node: int = 0) -> np.ndarray:
 def c30(values) -> np.ndarray:
     """Values rounded to C30 single precision (what write_floats stores)."""
     return from_single(to_single(np.asarray(values, dtype=np.float64)))
+
+
+#: a word no kernel writes: put just past an output to show nothing runs over it
+CANARY = 0x5A5A5A5A
+
+
+def check_mxtv_pair(calls: list[Call], checks, name: str) -> None:
+    """Run ``calls``, pairs of ``_NAME`` (y + W^T e) and ``_NAMEw`` (W^T e
+    written), and check each against numpy within the C30's precision, the
+    canary past each y kept and the calling convention.  ``checks``: one
+    (rows, cols, W, e, y, yw, w, ev, y0) a pair: the addresses, then the
+    values W, e and y hold before the call."""
+    def setup(sim):
+        for rows, cols, W, e, y, yw, w, ev, y0 in checks:
+            sim.write_floats(W, w.ravel())
+            sim.write_floats(e, ev)
+            sim.write_floats(y, y0)
+            sim.write_floats(yw, -y0)               # overwritten
+            sim.write(y + cols, [CANARY])
+            sim.write(yw + cols, [CANARY])
+
+    run = run_calls(calls, setup=setup)
+    check_convention(run)
+    for rows, cols, W, e, y, yw, w, ev, y0 in checks:
+        scale = np.abs(w).T @ np.abs(ev)
+        assert_close(run.sim.read_floats(y, cols), y0 + w.T @ ev, scale + np.abs(y0), 2 + rows,
+                     f"{name} {rows}x{cols}")
+        assert_close(run.sim.read_floats(yw, cols), w.T @ ev, scale, 2 + rows,
+                     f"{name}w {rows}x{cols}")
+        assert int(run.sim.read(y + cols, 1)[0]) == CANARY
+        assert int(run.sim.read(yw + cols, 1)[0]) == CANARY
+

@@ -10,10 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fwharness import (DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, assert_close, c30,
-                       check_convention, run_calls)
-
-CANARY = 0x5A5A5A5A
+from fwharness import (DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, c30, check_mxtv_pair,
+                       run_calls)
 SHAPES = [(13, 61), (12, 61), (9, 61), (7, 5), (5, 4), (4, 3), (6, 2), (3, 10), (1, 7),
           (17, 64), (8, 64), (14, 33), (15, 6)]
 
@@ -32,31 +30,9 @@ def test_four_rows_a_pass(wbase):
                        c30(rng.standard_normal(rows)), c30(rng.standard_normal(cols))))
     if wbase == RAM0:                   # one W block on chip: each shape its own run
         for call_pair, check in zip(zip(calls[::2], calls[1::2]), checks):
-            _run_and_check(list(call_pair), [check])
+            check_mxtv_pair(list(call_pair), [check], "mxtv4")
         return
-    _run_and_check(calls, checks)
-
-
-def _run_and_check(calls, checks):
-    def setup(sim):
-        for rows, cols, W, e, y4, yw, w, ev, y in checks:
-            sim.write_floats(W, w.ravel())
-            sim.write_floats(e, ev)
-            sim.write_floats(y4, y)
-            sim.write_floats(yw, -y)                # overwritten
-            sim.write(y4 + cols, [CANARY])
-            sim.write(yw + cols, [CANARY])
-
-    run = run_calls(calls, setup=setup)
-    check_convention(run)
-    for rows, cols, W, e, y4, yw, w, ev, y in checks:
-        scale = np.abs(w).T @ np.abs(ev)
-        assert_close(run.sim.read_floats(y4, cols), y + w.T @ ev, scale + np.abs(y), 2 + rows,
-                     f"mxtv4 {rows}x{cols}")
-        assert_close(run.sim.read_floats(yw, cols), w.T @ ev, scale, 2 + rows,
-                     f"mxtv4w {rows}x{cols}")
-        assert int(run.sim.read(y4 + cols, 1)[0]) == CANARY
-        assert int(run.sim.read(yw + cols, 1)[0]) == CANARY
+    check_mxtv_pair(calls, checks, "mxtv4")
 
 
 def test_four_rows_stored_once():

@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fwharness import DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, check_convention, run_calls
+from fwharness import (CANARY, DRAM, RAM0, RAM1, SRAM, SRAM2, SRAM3, Call, check_convention,
+                       run_calls)
 
 from test_fw_matrix import SHAPES
-
-CANARY = 0x5A5A5A5A
 
 
 @pytest.mark.parametrize("wbase", [SRAM, DRAM], ids=["sram", "dram"])
@@ -60,7 +59,7 @@ def test_two_rows_a_pass(wbase):
     # _mxtv2: y + W^T e; _mxtv2w: W^T e -- against numpy within the C30's
     # precision (a stored single: 2^-23 relative; each pair of rows summed
     # in the registers, stored once)
-    from fwharness import assert_close, c30
+    from fwharness import c30, check_mxtv_pair
     rng = np.random.default_rng(11)
     shapes = SHAPES + [(13, 61), (12, 61), (3, 3), (2, 4), (6, 5)]
     calls, checks = [], []
@@ -72,25 +71,7 @@ def test_two_rows_a_pass(wbase):
         checks.append((rows, cols, W, e, y2, yw, c30(rng.standard_normal((rows, cols))),
                        c30(rng.standard_normal(rows)), c30(rng.standard_normal(cols))))
 
-    def setup(sim):
-        for rows, cols, W, e, y2, yw, w, ev, y in checks:
-            sim.write_floats(W, w.ravel())
-            sim.write_floats(e, ev)
-            sim.write_floats(y2, y)
-            sim.write_floats(yw, -y)
-            sim.write(y2 + cols, [CANARY])
-            sim.write(yw + cols, [CANARY])
-
-    run = run_calls(calls, setup=setup)
-    check_convention(run)
-    for rows, cols, W, e, y2, yw, w, ev, y in checks:
-        scale = np.abs(w).T @ np.abs(ev)
-        got2 = run.sim.read_floats(y2, cols)
-        assert_close(got2, y + w.T @ ev, scale + np.abs(y), 2 + rows, f"mxtv2 {rows}x{cols}")
-        assert_close(run.sim.read_floats(yw, cols), w.T @ ev, scale, 2 + rows,
-                     f"mxtv2w {rows}x{cols}")
-        assert int(run.sim.read(y2 + cols, 1)[0]) == CANARY
-        assert int(run.sim.read(yw + cols, 1)[0]) == CANARY
+    check_mxtv_pair(calls, checks, "mxtv2")
 
 
 def test_two_rows_cost_less():
