@@ -15,7 +15,7 @@ training patterns (2 and 6 evaluated), the figures the extra patterns'
 """
 from __future__ import annotations
 
-import sys
+import argparse
 
 import pytest
 
@@ -97,4 +97,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    main()
