@@ -15,7 +15,6 @@ the same frames), so the set-up drops out.
 """
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -64,8 +63,7 @@ def test_frame_cycles(benchmark, case):
     assert out["cycles_per_frame"] > 0
 
 
-def main(argv: list[str]) -> None:
-    sizes = [int(n) for n in argv[0].split(",")] if argv else [4, 16]
+def main(sizes: list[int]) -> None:
     print(f"{'case':<10} {'nodes':>5} {'cycles/frame':>13}")
     for nodes in sizes:
         for case in CASES:
@@ -74,4 +72,8 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from benchargs import parser, positive_ints
+    p = parser(__doc__)
+    p.add_argument("sizes", nargs="?", type=positive_ints, default=[4, 16],
+                   help="machine sizes, comma-separated (default 4,16)")
+    main(p.parse_args().sizes)

@@ -16,7 +16,6 @@ data (64-32-10, PATTERNS x 4 records) in memory and streamed in blocks of
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -82,4 +81,8 @@ def main(patterns: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 128)
+    from benchargs import parser, positive_int
+    p = parser(__doc__)
+    p.add_argument("patterns", nargs="?", type=positive_int, default=128,
+                   help="patterns per point (default 128)")
+    main(p.parse_args().patterns)

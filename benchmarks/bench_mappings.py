@@ -65,4 +65,8 @@ def main(nodes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(x) for x in sys.argv[1].split(",")] if len(sys.argv) > 1 else [4, 16, 64])
+    from benchargs import parser, positive_ints
+    p = parser(__doc__)
+    p.add_argument("nodes", nargs="?", type=positive_ints, default=[4, 16, 64],
+                   help="machine sizes, comma-separated (default 4,16,64)")
+    main(p.parse_args().nodes)

@@ -15,7 +15,6 @@ training patterns (2 and 6 evaluated), the figures the extra patterns'
 """
 from __future__ import annotations
 
-import argparse
 
 import pytest
 
@@ -97,6 +96,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    from benchargs import parser
+    parser(__doc__).parse_args()
     main()

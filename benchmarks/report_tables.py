@@ -8,7 +8,6 @@ of ``rap bench``; re-running the sweeps and this script refreshes the docs.
 """
 from __future__ import annotations
 
-import sys
 
 from rapsim.commands.bench import PUBLISHED
 from rapsim.sweep import load_results
@@ -67,9 +66,9 @@ def breakdown(r: dict, phase: str) -> str:
             f"ring busy {r[f'{phase}_ring_utilisation']:.1%}")
 
 
-def main(argv: list[str]) -> None:
-    sweep = load_results(argv[1] if len(argv) > 1 else "docs/bench/sweep.csv")
-    prof = load_results(argv[2] if len(argv) > 2 else "docs/bench/profile.json")
+def main(sweep_file: str, profile_file: str) -> None:
+    sweep = load_results(sweep_file)
+    prof = load_results(profile_file)
     ok = [r for r in sweep if r.get("error") is None]
     print("## Published figures beside the simulated ones\n")
     print("| figure | RAP | network | simulated |")
@@ -126,4 +125,11 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    from benchargs import existing_file, parser
+    p = parser(__doc__)
+    p.add_argument("sweep", nargs="?", type=existing_file, default="docs/bench/sweep.csv",
+                   help="the default sweep's results (default docs/bench/sweep.csv)")
+    p.add_argument("profile", nargs="?", type=existing_file, default="docs/bench/profile.json",
+                   help="the profiled sweep's results (default docs/bench/profile.json)")
+    a = p.parse_args()
+    main(a.sweep, a.profile)
