@@ -121,8 +121,10 @@ def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
     simulated instruction."""
     net = parse_file(SPEECH)
     served = {"seconds": 0.0, "calls": 0}
+    sims = []
 
     def instrument(sim):
+        sims.append(sim)
         serve = sim._serve
 
         def timed(node):
@@ -134,14 +136,8 @@ def breakdown(nodes: int = 40, patterns: int = 8, threads: int = 1) -> dict:
                 served["calls"] += 1
         sim._serve = timed          # (the instance's: Simulator._run calls self._serve)
 
-    sims = []
-
-    def attach(sim):
-        sims.append(sim)
-        instrument(sim)
-
     res = measure(net, MachineConfig(nodes=nodes), train_patterns=patterns,
-                  test_patterns=patterns, threads=threads, instrument=attach)
+                  test_patterns=patterns, threads=threads, instrument=instrument)
     threads_done = sims[-1].thread_stats()
     t = res.totals
     per = res.performance.train.patterns

@@ -595,16 +595,11 @@ cdef inline void sched_request_stop(Sched* s, int ev) noexcept nogil:
 cdef int group_could_move(Sched* s, Worker* w) noexcept nogil:
     """Could a node of w's group move now?  (Read only: a hint for a waiting
     thread; the pass that follows decides.)"""
-    return could_move(s, w.order, w.norder)
-
-
-cdef int could_move(Sched* s, int32_t* order, int norder) noexcept nogil:
-    """Could a node of order[0..norder) move now (a pass would run it)?"""
     cdef int j
     cdef Node* n
     cdef int64_t h = rap_load64(&s.horizon)
-    for j in range(norder):
-        n = &s.nodes[order[j]]
+    for j in range(w.norder):
+        n = &s.nodes[w.order[j]]
         if n.status == ST_RUNNING:
             if n.cycle < h:
                 return 1
