@@ -1029,11 +1029,14 @@ cdef inline F40 flt_src0(Node* n, Decoded* d, int form) noexcept nogil:
 
 
 cdef inline F40 flt_opnd(Node* n, Ctx* c, int i, int form) noexcept nogil:
-    """Operand i (0 or 1) of a three-operand float form: the single read
-    from memory (FORM_RM's operand 1, FORM_MR's operand 0) or the register."""
+    """Operand i (0 or 1) of a float form: the single read from memory
+    (FORM_RM's operand 1, FORM_MR's operand 0), operand 0 as flt_src0()
+    (FORM_I's immediate), or the register."""
     if (form == FORM_RM and i == 1) or (form == FORM_MR and i == 0):
         return single_to_f40(c.mv[i])
-    return reg_f(n, c.d.o[i].reg)
+    if i == 0:
+        return flt_src0(n, c.d, form)
+    return reg_f(n, c.d.o[1].reg)
 
 
 cdef inline void op_flt2_form(Node* n, Ctx* c, int op, int form) noexcept nogil:
@@ -1041,11 +1044,7 @@ cdef inline void op_flt2_form(Node* n, Ctx* c, int op, int form) noexcept nogil:
     1 (op) operand 0."""
     cdef Decoded* d = c.d
     cdef uint32_t fl = 0
-    cdef F40 fr
-    if form == FORM_RM or form == FORM_MR:
-        fr = flt_op(op, flt_opnd(n, c, 1, form), flt_opnd(n, c, 0, form), &fl)
-    else:
-        fr = flt_op(op, reg_f(n, d.o[1].reg), flt_src0(n, d, form), &fl)
+    cdef F40 fr = flt_op(op, flt_opnd(n, c, 1, form), flt_opnd(n, c, 0, form), &fl)
     wflt(n, d.o[1].reg if form <= FORM_I else d.o[2].reg, fr, fl)
 
 cdef int fh_addf_r(Node* n, Ctx* c) noexcept nogil:
