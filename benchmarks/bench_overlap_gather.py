@@ -34,8 +34,8 @@ connect x -> h1 full
 connect h1 -> h2 full
 connect h2 -> h3 full
 connect h3 -> y full
-net deep {{ input x  hidden h1, h2, h3  output y }}
-""".replace("{{", "{").replace("}}", "}")
+net deep { input x  hidden h1, h2, h3  output y }
+"""
 
 POINTS = (("speech 234-512-61", 16), ("speech 234-512-61", 40), ("speech 234-512-61", 64),
           ("square 128-128-128", 64), ("deep 4 x 128", 4), ("deep 4 x 128", 16),

@@ -61,11 +61,16 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+def cost_region(region: str) -> str:
+    """A placement region as firmware/costs.py names it ("chip", "sram", "dram")."""
+    return "chip" if region in ("ram0", "ram1", "chip") else region
+
+
 def cycles(routine: str, off, region: str) -> float:
     """The formula's cycles (firmware/costs.py) of the ring collective
     ``routine`` over the slice table ``off`` of a vector in ``region`` (a
     placement region, as :func:`choose` takes it)."""
-    region = "chip" if region in ("ram0", "ram1", "chip") else region
+    region = cost_region(region)
     n, V = len(off) - 1, off[-1]
     s = max(b - a for a, b in zip(off, off[1:]))
     return COLLECTIVES[routine].cycles(V, s, n, DEFAULT_ACCESS[region], region == "chip")

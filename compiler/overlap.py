@@ -94,11 +94,6 @@ def rotation_instead(off, region: str, collectives: str, momentum: bool) -> str:
             f"chain's reduce-scatter ({fused:.0f})")
 
 
-def region_kind(region: str | None) -> str:
-    """A buffer's region as the cost model names it ("chip", "sram", "dram")."""
-    return "chip" if region in ("ram0", "ram1", "chip") else (region or "sram")
-
-
 def gather_fusion(off, region: str, collectives: str, rows: int, weights: str) -> str:
     """Why the forward all-gather over the slice table ``off`` (a vector in
     ``region``) should not stream into the next layer's product of ``rows``
@@ -107,9 +102,8 @@ def gather_fusion(off, region: str, collectives: str, rows: int, weights: str) -
     followed by ``_mxv`` (firmware/costs.py), else the reason.  Where
     --collectives takes a rotation the words do not reach a node in column
     order, so no fusion gives the blocking pair's bits (docs/compiler.md)."""
-    from rapsim.compiler.collectives import choose
-    from rapsim.firmware.costs import (ALGMV_MAX_ROWS, COLLECTIVES, DEFAULT_ACCESS, KERNELS,
-                                       allgather_mxv_extra)
+    from rapsim.compiler.collectives import choose, cost_region
+    from rapsim.firmware.costs import ALGMV_MAX_ROWS, DEFAULT_ACCESS, KERNELS, allgather_mxv_extra
     c = choose("allgather", off, region, collectives)
     if c.plan is not None:
         return (f"the all-gather is a rotation ({c.routine}): its words do not reach a node "
@@ -121,10 +115,9 @@ def gather_fusion(off, region: str, collectives: str, rows: int, weights: str) -
         return "no node has a row of the product"
     N, V = len(off) - 1, off[-1]
     s = max(b - a for a, b in zip(off, off[1:]))
-    x = region_kind(region)
-    pair = (COLLECTIVES["_ring_allgather"].cycles(V, s, N, DEFAULT_ACCESS[x], x == "chip")
-            + KERNELS["_mxv"].cycles({"y": "chip", "W": region_kind(weights), "x": x,
-                                      "rows": rows, "cols": V, "b": "sram"}, DEFAULT_ACCESS))
+    pair = c.chain_cycles + KERNELS["_mxv"].cycles(
+        {"y": "chip", "W": cost_region(weights), "x": cost_region(region),
+         "rows": rows, "cols": V, "b": "sram"}, DEFAULT_ACCESS)
     fused = pair + allgather_mxv_extra(rows, s, N)
     if fused > pair:
         return (f"the fused all-gather and product ({fused:.0f} cycles predicted) is slower "

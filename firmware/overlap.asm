@@ -436,6 +436,36 @@ AGMEND  .macro  r
         .endif
         .endm
 
+* AGMBODY r, a: the node's kind (R1: 0 node 0, 1 nodes 1 .. N-2, 2 node
+* N-1) chosen, a (the accumulator whose product is added next, R1 or R0) =
+* 0.0, the words moved and the r rows' sums stored at y
+AGMBODY .macro  r, a
+        CMPI    1, R1
+        BLT     f?
+        BGT     l?
+        LDF     0.0, :a:
+        CMPI    0, AR3
+        BEQ     n?
+        AGMLAP1 r
+        AGMLAP2 r, 1
+        BR      e?
+n?:     AGMLAP1 r                       ; node N-2: nothing forwarded in lap 2
+        AGMLAP2 r, 0
+        BR      e?
+f?:     LDF     0.0, :a:
+        CMPI    0, AR3
+        BEQ     g?
+        AGMFIRST r
+        AGMLAP2 r, 1
+        BR      e?
+g?:     AGMFIRST r                      ; N = 2
+        AGMLAP2 r, 0
+        BR      e?
+l?:     LDF     0.0, :a:
+        AGMLAST r
+e?:     AGMEND  r
+        .endm
+
 _ring_allgather_mxv:
         LDRING  AR0
         LDI     AR6, R0                 ; rows
@@ -541,55 +571,9 @@ agm_pp: LDI     *AR1, R3                ; off[j]
 agm_nb: POP     AR2                     ; y
         CMPI    1, R0
         BEQ     agm_r1
-        CMPI    1, R1
-        BLT     agm_f2
-        BGT     agm_l2
-        LDF     0.0, R1
-        CMPI    0, AR3
-        BEQ     agm_n2
-        AGMLAP1 2
-        AGMLAP2 2, 1
-        BR      agm_e2
-agm_n2: AGMLAP1 2                       ; node N-2: nothing forwarded in lap 2
-        AGMLAP2 2, 0
-        BR      agm_e2
-agm_f2: LDF     0.0, R1
-        CMPI    0, AR3
-        BEQ     agm_g2
-        AGMFIRST 2
-        AGMLAP2 2, 1
-        BR      agm_e2
-agm_g2: AGMFIRST 2                      ; N = 2
-        AGMLAP2 2, 0
-        BR      agm_e2
-agm_l2: LDF     0.0, R1
-        AGMLAST 2
-agm_e2: AGMEND  2
+        AGMBODY 2, R1
         BR      agm_ret
-agm_r1: CMPI    1, R1
-        BLT     agm_f1
-        BGT     agm_l1
-        LDF     0.0, R0
-        CMPI    0, AR3
-        BEQ     agm_n1
-        AGMLAP1 1
-        AGMLAP2 1, 1
-        BR      agm_e1
-agm_n1: AGMLAP1 1
-        AGMLAP2 1, 0
-        BR      agm_e1
-agm_f1: LDF     0.0, R0
-        CMPI    0, AR3
-        BEQ     agm_g1
-        AGMFIRST 1
-        AGMLAP2 1, 1
-        BR      agm_e1
-agm_g1: AGMFIRST 1
-        AGMLAP2 1, 0
-        BR      agm_e1
-agm_l1: LDF     0.0, R0
-        AGMLAST 1
-agm_e1: AGMEND  1
+agm_r1: AGMBODY 1, R0
 agm_ret:
         RESTX   R7
         RESTX   R6
