@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from rapsim.commands.run import _positive
+
 
 def parser(doc: str | None) -> argparse.ArgumentParser:
     """An argument parser that prints the script's docstring under --help."""
@@ -14,15 +16,8 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def positive_int(text: str) -> int:
-    """An integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
+#: a count of at least 1, read as ``rap run`` reads its counts (decimal, 0x.., ..h, 1e6)
+positive_int = _positive
 
 
 def positive_ints(text: str) -> list[int]:
